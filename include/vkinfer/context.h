@@ -1,0 +1,85 @@
+// The Vulkan device an engine runs on, and what it can do.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vkinfer/status.h"
+
+namespace vkinfer {
+
+namespace detail {
+struct ContextImpl;
+}
+
+// What a physical device offers that matters to inference and integration.
+struct DeviceInfo {
+    uint32_t index = 0;
+    std::string name;
+    std::string type;          // "discrete GPU", "integrated GPU", "CPU", ...
+    std::string driverName;    // VkPhysicalDeviceDriverProperties::driverName
+    std::string driverInfo;
+    uint32_t apiVersion = 0;   // VK_MAKE_API_VERSION encoding
+    std::string apiVersionString;
+    uint32_t vendorId = 0;
+    uint32_t deviceId = 0;
+    std::array<uint8_t, 16> deviceUuid{};
+
+    bool fp16Arithmetic = false;        // shaderFloat16
+    bool storage16Bit = false;          // storageBuffer16BitAccess
+    bool int8Arithmetic = false;        // shaderInt8
+    bool int64Arithmetic = false;       // shaderInt64
+    bool externalMemoryFd = false;      // VK_KHR_external_memory_fd, opaque fd export of buffers
+    bool dmaBuf = false;                // VK_EXT_external_memory_dma_buf usable for buffers
+    bool externalSemaphoreFd = false;   // binary semaphores exportable as opaque fd
+    bool timelineSemaphore = false;
+    bool timelineSemaphoreExport = false;  // timeline semaphores exportable as opaque fd
+    bool cooperativeMatrixKhr = false;
+    bool cooperativeMatrixNv = false;
+    bool timestamps = false;            // compute queue supports timestamp queries
+    double timestampPeriodNs = 0;
+    uint32_t subgroupSize = 0;
+    uint32_t sharedMemoryBytes = 0;     // maxComputeSharedMemorySize
+    uint64_t maxStorageBufferRange = 0;
+    uint64_t minStorageBufferOffsetAlignment = 0;
+    uint64_t deviceLocalBytes = 0;
+};
+
+// Lists the Vulkan physical devices in loader order.
+Result<std::vector<DeviceInfo>> listDevices();
+
+struct ContextOptions {
+    // Physical device index as listDevices() reports it; -1 picks the first discrete GPU,
+    // then the first integrated GPU, then the first device.
+    int deviceIndex = -1;
+    // Enable the Khronos validation layer with synchronization validation. Any message it
+    // reports makes the next call on this context (or a session on it) fail with
+    // ValidationError showing the message. Also enabled by VKINFER_VALIDATE=1.
+    bool validate = false;
+};
+
+// Owns a VkInstance, VkDevice and compute queue (the "separate context" pattern), plus a
+// pipeline cache shared by all sessions on it. Cheap to copy (shared ownership).
+class Context {
+public:
+    static Result<Context> create(const ContextOptions& options = {});
+
+    const DeviceInfo& device() const;
+    bool validationEnabled() const;
+    // Takes the validation messages reported since the last call (empty without validation).
+    std::vector<std::string> takeValidationMessages();
+
+    std::shared_ptr<detail::ContextImpl> impl() const { return impl_; }
+    explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
+
+private:
+    std::shared_ptr<detail::ContextImpl> impl_;
+};
+
+// True when VKINFER_VALIDATE is set to a value other than "0" or empty.
+bool validationRequestedByEnvironment();
+
+}  // namespace vkinfer

@@ -1,0 +1,49 @@
+// The execution plan of a model: dispatch schedule, barriers and memory, computed on the
+// CPU without a GPU. `vkinfer plan` prints it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vkinfer/model.h"
+#include "vkinfer/status.h"
+
+namespace vkinfer {
+
+enum class SyncMode {
+    Minimal,       // barriers derived from the hazards between dispatches (default)
+    Conservative,  // a full compute barrier after every dispatch (for debugging)
+};
+
+enum class Precision {
+    Float32,
+};
+
+const char* syncModeName(SyncMode mode);
+
+struct PlanOptions {
+    SyncMode sync = SyncMode::Minimal;
+    Precision precision = Precision::Float32;
+    // Byte alignment of every tensor in the arena and of every bound buffer range. Sessions
+    // use the larger of this and the device's minStorageBufferOffsetAlignment.
+    uint32_t alignment = 64;
+};
+
+struct PlanSummary {
+    size_t dispatches = 0;
+    size_t barriers = 0;
+    // The fewest barriers any placement can reach: the longest chain of dependent
+    // dispatches minus one (waves - 1).
+    size_t barrierLowerBound = 0;
+    size_t waves = 0;
+    uint64_t arenaBytes = 0;         // the planned intermediate arena
+    uint64_t intermediateBytes = 0;  // sum of all non-view intermediates (no-reuse baseline)
+    uint64_t weightBytes = 0;
+};
+
+// Compiles the plan for the given input shapes (see Model::resolveShapes) and returns it as
+// JSON (format in docs/CLI.md) and/or a summary.
+Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
+Result<PlanSummary> planSummary(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
+
+}  // namespace vkinfer

@@ -1,0 +1,41 @@
+#version 450
+// Element-wise binary op with NumPy broadcasting: each operand has a stride per output
+// dimension (0 where it broadcasts). Up to 6 dimensions.
+#include "common.glsl"
+
+layout(constant_id = 6) const uint OP = 0;  // ops::BinaryOp
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer A { float a[]; };
+layout(std430, binding = 2) readonly buffer B { float b[]; };
+
+layout(push_constant) uniform Params {
+    uint count, rank;
+    uint dims[6];
+    uint strideA[6];
+    uint strideB[6];
+} p;
+
+float apply(float u, float v) {
+    if (OP == 0u) return u + v;
+    if (OP == 1u) return u - v;
+    if (OP == 2u) return u * v;
+    if (OP == 3u) return u / v;
+    if (OP == 4u) return max(u, v);
+    if (OP == 5u) return min(u, v);
+    if (OP == 6u) return pow(u, v);
+    return u;
+}
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.count) return;
+    uint rem = idx, ia = 0, ib = 0;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+        uint c = rem % p.dims[d];
+        rem /= p.dims[d];
+        ia += c * p.strideA[d];
+        ib += c * p.strideB[d];
+    }
+    y[idx] = activate(apply(a[ia], b[ib]));
+}

@@ -1,0 +1,97 @@
+#version 450
+// Conv2d as an implicit GEMM: out[m, n] = sum_k w[m, k] * im2col(x)[k, n] per group, with
+// m = output channel, n = (batch, oy, ox), k = (input channel, ky, kx). A workgroup computes
+// a BM x BN tile through shared memory; each thread a TM x TN block, strided across the tile
+// so that neighbouring threads read neighbouring shared-memory words.
+// Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL.
+#include "common.glsl"
+
+#define BM (WM * TM)
+#define BN (WN * TN)
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 2) readonly buffer Weight { float w[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+#ifdef RESIDUAL
+layout(std430, binding = 4) readonly buffer Residual { float res[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint N, C, H, W;
+    uint M, OH, OW, groups;
+    uint KH, KW, SH, SW;
+    uint padH, padW, DH, DW;
+} p;
+
+shared float As[BK][BM];
+shared float Bs[BK][BN];
+
+void main() {
+    const uint tx = gl_LocalInvocationID.x;
+    const uint ty = gl_LocalInvocationID.y;
+    const uint tid = ty * WN + tx;
+    const uint g = gl_WorkGroupID.z;
+    const uint Mg = p.M / p.groups;
+    const uint Cg = p.C / p.groups;
+    const uint K = Cg * p.KH * p.KW;
+    const uint KHW = p.KH * p.KW;
+    const uint NP = p.N * p.OH * p.OW;
+    const uint m0 = gl_WorkGroupID.y * BM;
+    const uint n0 = gl_WorkGroupID.x * BN;
+
+    float acc[TM][TN];
+    for (uint i = 0; i < TM; ++i)
+        for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+
+    for (uint k0 = 0; k0 < K; k0 += BK) {
+        for (uint e = tid; e < BK * BM; e += WM * WN) {
+            uint kk = e % BK, mm = e / BK;
+            uint m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = (m < Mg && k < K) ? w[(g * Mg + m) * K + k] : 0.0;
+        }
+        for (uint e = tid; e < BK * BN; e += WM * WN) {
+            uint nn = e % BN, kk = e / BN;
+            uint n = n0 + nn, k = k0 + kk;
+            float v = 0.0;
+            if (n < NP && k < K) {
+                uint ox = n % p.OW, t = n / p.OW;
+                uint oy = t % p.OH, b = t / p.OH;
+                uint ci = k / KHW, r = k % KHW;
+                uint ky = r / p.KW, kx = r % p.KW;
+                int iy = int(oy * p.SH + ky * p.DH) - int(p.padH);
+                int ix = int(ox * p.SW + kx * p.DW) - int(p.padW);
+                if (iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W))
+                    v = x[((b * p.C + g * Cg + ci) * p.H + uint(iy)) * p.W + uint(ix)];
+            }
+            Bs[kk][nn] = v;
+        }
+        barrier();
+        for (uint kk = 0; kk < BK; ++kk) {
+            float a[TM], bv[TN];
+            for (uint i = 0; i < TM; ++i) a[i] = As[kk][ty + i * WM];
+            for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
+            for (uint i = 0; i < TM; ++i)
+                for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], bv[j], acc[i][j]);
+        }
+        barrier();
+    }
+
+    for (uint i = 0; i < TM; ++i) {
+        uint m = m0 + ty + i * WM;
+        if (m >= Mg) continue;
+        uint oc = g * Mg + m;
+        for (uint j = 0; j < TN; ++j) {
+            uint n = n0 + tx + j * WN;
+            if (n >= NP) continue;
+            uint ox = n % p.OW, t = n / p.OW;
+            uint oy = t % p.OH, b = t / p.OH;
+            uint idx = ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
+            float v = acc[i][j] + bias[oc];
+#ifdef RESIDUAL
+            v += res[idx];
+#endif
+            y[idx] = activate(v);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+#version 450
+// Direct convolution, one output element per invocation: for depthwise and other grouped
+// convolutions whose per-output reduction (C/groups * KH * KW) is too small for a GEMM tile.
+#include "common.glsl"
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 2) readonly buffer Weight { float w[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+#ifdef RESIDUAL
+layout(std430, binding = 4) readonly buffer Residual { float res[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint N, C, H, W;
+    uint M, OH, OW, groups;
+    uint KH, KW, SH, SW;
+    uint padH, padW, DH, DW;
+} p;
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x;
+    uint total = p.N * p.M * p.OH * p.OW;
+    if (idx >= total) return;
+    uint ox = idx % p.OW, t = idx / p.OW;
+    uint oy = t % p.OH;
+    t /= p.OH;
+    uint oc = t % p.M, b = t / p.M;
+    uint Mg = p.M / p.groups, Cg = p.C / p.groups;
+    uint g = oc / Mg;
+    float acc = bias[oc];
+    for (uint ci = 0; ci < Cg; ++ci) {
+        uint xBase = (b * p.C + g * Cg + ci) * p.H;
+        uint wBase = (oc * Cg + ci) * p.KH * p.KW;
+        for (uint ky = 0; ky < p.KH; ++ky) {
+            int iy = int(oy * p.SH + ky * p.DH) - int(p.padH);
+            if (iy < 0 || iy >= int(p.H)) continue;
+            for (uint kx = 0; kx < p.KW; ++kx) {
+                int ix = int(ox * p.SW + kx * p.DW) - int(p.padW);
+                if (ix < 0 || ix >= int(p.W)) continue;
+                acc = fma(x[(xBase + uint(iy)) * p.W + uint(ix)], w[wBase + ky * p.KW + kx], acc);
+            }
+        }
+    }
+#ifdef RESIDUAL
+    acc += res[idx];
+#endif
+    y[idx] = activate(acc);
+}

@@ -1,0 +1,29 @@
+#version 450
+// Strided copy of 32-bit elements: walks the output index space `dims` (up to 6 dims) and
+// reads the input through its own strides. Covers Concat (a slice of the output),
+// Transpose, DepthToSpace/SpaceToDepth (6-d transpositions) and repeat-by-stride-0.
+#include "common.glsl"
+
+layout(std430, binding = 0) writeonly buffer Out { uint y[]; };
+layout(std430, binding = 1) readonly buffer In { uint x[]; };
+
+layout(push_constant) uniform Params {
+    uint count, rank;
+    uint dims[6];
+    uint inStride[6];
+    uint outStride[6];
+    uint inOffset, outOffset;
+} p;
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.count) return;
+    uint rem = idx, src = p.inOffset, dst = p.outOffset;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+        uint c = rem % p.dims[d];
+        rem /= p.dims[d];
+        src += c * p.inStride[d];
+        dst += c * p.outStride[d];
+    }
+    y[dst] = x[src];
+}

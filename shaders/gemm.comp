@@ -1,0 +1,81 @@
+#version 450
+// Batched GEMM: y[b, m, n] = alpha * sum_k A[b, m, k] B[b, k, n] (+ beta * C[m, n]), then the
+// fused activation. A, B and C are read through element strides, so transposes and
+// broadcast batches need no copies. The batch index splits into two levels
+// (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
+// to two batch dimensions. Tiling as in conv2d.comp.
+// Defines: TM, TN, WM, WN, BK, HAS_C.
+#include "common.glsl"
+
+#define BM (WM * TM)
+#define BN (WN * TN)
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer MatA { float a[]; };
+layout(std430, binding = 2) readonly buffer MatB { float b[]; };
+#ifdef HAS_C
+layout(std430, binding = 3) readonly buffer MatC { float c[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint M, N, K, inner;
+    uint aOuter, aInner, bOuter, bInner;
+    uint aM, aK, bK, bN;
+    uint cM, cN;
+    float alpha, beta;
+} p;
+
+shared float As[BK][BM];
+shared float Bs[BK][BN];
+
+void main() {
+    const uint tx = gl_LocalInvocationID.x;
+    const uint ty = gl_LocalInvocationID.y;
+    const uint tid = ty * WN + tx;
+    const uint bt = gl_WorkGroupID.z;
+    const uint m0 = gl_WorkGroupID.y * BM;
+    const uint n0 = gl_WorkGroupID.x * BN;
+    const uint b1 = bt / p.inner, b2 = bt % p.inner;
+    const uint aBase = b1 * p.aOuter + b2 * p.aInner;
+    const uint bBase = b1 * p.bOuter + b2 * p.bInner;
+
+    float acc[TM][TN];
+    for (uint i = 0; i < TM; ++i)
+        for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+
+    for (uint k0 = 0; k0 < p.K; k0 += BK) {
+        for (uint e = tid; e < BK * BM; e += WM * WN) {
+            uint kk = e % BK, mm = e / BK;
+            uint m = m0 + mm, k = k0 + kk;
+            As[kk][mm] = (m < p.M && k < p.K) ? a[aBase + m * p.aM + k * p.aK] : 0.0;
+        }
+        for (uint e = tid; e < BK * BN; e += WM * WN) {
+            uint nn = e % BN, kk = e / BN;
+            uint n = n0 + nn, k = k0 + kk;
+            Bs[kk][nn] = (n < p.N && k < p.K) ? b[bBase + k * p.bK + n * p.bN] : 0.0;
+        }
+        barrier();
+        for (uint kk = 0; kk < BK; ++kk) {
+            float av[TM], bv[TN];
+            for (uint i = 0; i < TM; ++i) av[i] = As[kk][ty + i * WM];
+            for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
+            for (uint i = 0; i < TM; ++i)
+                for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+        }
+        barrier();
+    }
+
+    for (uint i = 0; i < TM; ++i) {
+        uint m = m0 + ty + i * WM;
+        if (m >= p.M) continue;
+        for (uint j = 0; j < TN; ++j) {
+            uint n = n0 + tx + j * WN;
+            if (n >= p.N) continue;
+            float v = p.alpha * acc[i][j];
+#ifdef HAS_C
+            v += p.beta * c[m * p.cM + n * p.cN];
+#endif
+            y[(bt * p.M + m) * p.N + n] = activate(v);
+        }
+    }
+}

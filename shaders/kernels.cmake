@@ -1,0 +1,21 @@
+# Every kernel variant the engine embeds. Names are what ops::Dispatch::kernel refers to.
+set(_gemm_big TM=4 TN=4 WM=16 WN=16 BK=16)      # 64 x 64 tile
+set(_gemm_small_m TM=2 TN=4 WM=8 WN=32 BK=16)   # 16 x 128 tile, for few output channels
+vkinfer_shader(conv2d_t64x64 conv2d.comp DEFINES ${_gemm_big})
+vkinfer_shader(conv2d_t64x64_res conv2d.comp DEFINES ${_gemm_big} RESIDUAL)
+vkinfer_shader(conv2d_t16x128 conv2d.comp DEFINES ${_gemm_small_m})
+vkinfer_shader(conv2d_t16x128_res conv2d.comp DEFINES ${_gemm_small_m} RESIDUAL)
+vkinfer_shader(conv2d_direct conv2d_direct.comp)
+vkinfer_shader(conv2d_direct_res conv2d_direct.comp DEFINES RESIDUAL)
+vkinfer_shader(gemm_t64x64 gemm.comp DEFINES ${_gemm_big})
+vkinfer_shader(gemm_t64x64_c gemm.comp DEFINES ${_gemm_big} HAS_C)
+vkinfer_shader(gemm_t16x128 gemm.comp DEFINES ${_gemm_small_m})
+vkinfer_shader(gemm_t16x128_c gemm.comp DEFINES ${_gemm_small_m} HAS_C)
+vkinfer_shader(pool2d pool2d.comp)
+vkinfer_shader(global_pool global_pool.comp)
+vkinfer_shader(binary binary.comp)
+vkinfer_shader(unary unary.comp)
+vkinfer_shader(channel_affine channel_affine.comp)
+vkinfer_shader(copy_words copy_words.comp)
+vkinfer_shader(copy_strided copy_strided.comp)
+vkinfer_shader(resize resize.comp)

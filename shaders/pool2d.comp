@@ -1,0 +1,43 @@
+#version 450
+// MaxPool / AveragePool over NCHW, one output element per invocation.
+#include "common.glsl"
+
+layout(constant_id = 6) const uint IS_MAX = 1;
+layout(constant_id = 7) const uint COUNT_INCLUDE_PAD = 0;
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+
+layout(push_constant) uniform Params {
+    uint NC, H, W, OH;
+    uint OW, KH, KW, SH;
+    uint SW, padH, padW, DH;
+    uint DW, padBottom, padRight;
+} p;
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x;
+    if (idx >= p.NC * p.OH * p.OW) return;
+    uint ox = idx % p.OW, t = idx / p.OW;
+    uint oy = t % p.OH, nc = t / p.OH;
+    float acc = IS_MAX != 0u ? -3.402823466e38 : 0.0;
+    uint count = 0;
+    int y0 = int(oy * p.SH) - int(p.padH);
+    int x0 = int(ox * p.SW) - int(p.padW);
+    for (uint ky = 0; ky < p.KH; ++ky) {
+        int iy = y0 + int(ky * p.DH);
+        for (uint kx = 0; kx < p.KW; ++kx) {
+            int ix = x0 + int(kx * p.DW);
+            bool inside = iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W);
+            if (inside) {
+                float v = x[(nc * p.H + uint(iy)) * p.W + uint(ix)];
+                acc = IS_MAX != 0u ? max(acc, v) : acc + v;
+                ++count;
+            } else if (COUNT_INCLUDE_PAD != 0u && iy < int(p.H + p.padBottom) && ix < int(p.W + p.padRight)) {
+                ++count;  // padded positions count, but not the ceil-mode overhang
+            }
+        }
+    }
+    if (IS_MAX == 0u) acc = count > 0u ? acc / float(count) : 0.0;
+    y[idx] = activate(acc);
+}

@@ -1,0 +1,59 @@
+#version 450
+// Resize over the last two dimensions of NCHW: nearest (every ONNX nearest_mode) or
+// bilinear, with the ONNX coordinate transformation modes.
+#include "common.glsl"
+
+layout(constant_id = 6) const uint LINEAR = 0;
+layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode
+layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+
+layout(push_constant) uniform Params {
+    uint NC, IH, IW, OH;
+    uint OW;
+    float scaleH, scaleW;
+} p;
+
+float sourceCoord(uint o, float scale, uint inLen, uint outLen) {
+    float xo = float(o);
+    if (COORD_MODE == 0u) return (xo + 0.5) / scale - 0.5;                        // half_pixel
+    if (COORD_MODE == 1u) return outLen > 1u ? (xo + 0.5) / scale - 0.5 : 0.0;     // pytorch_half_pixel
+    if (COORD_MODE == 2u) return outLen > 1u ? xo * float(inLen - 1u) / float(outLen - 1u) : 0.0;  // align_corners
+    if (COORD_MODE == 3u) return xo / scale;                                       // asymmetric
+    return (xo + 0.5) / scale;                                                     // tf_half_pixel_for_nn
+}
+
+int nearestIndex(float c, uint inLen) {
+    float r;
+    if (NEAREST_MODE == 0u) r = (c == floor(c) + 0.5) ? floor(c) : round(c);       // round_prefer_floor
+    else if (NEAREST_MODE == 1u) r = (c == floor(c) + 0.5) ? ceil(c) : round(c);   // round_prefer_ceil
+    else if (NEAREST_MODE == 2u) r = floor(c);
+    else r = ceil(c);
+    return clamp(int(r), 0, int(inLen) - 1);
+}
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.NC * p.OH * p.OW) return;
+    uint ox = idx % p.OW, t = idx / p.OW;
+    uint oy = t % p.OH, nc = t / p.OH;
+    float cy = sourceCoord(oy, p.scaleH, p.IH, p.OH);
+    float cx = sourceCoord(ox, p.scaleW, p.IW, p.OW);
+    uint base = nc * p.IH * p.IW;
+    float v;
+    if (LINEAR == 0u) {
+        v = x[base + uint(nearestIndex(cy, p.IH)) * p.IW + uint(nearestIndex(cx, p.IW))];
+    } else {
+        cy = clamp(cy, 0.0, float(p.IH - 1u));
+        cx = clamp(cx, 0.0, float(p.IW - 1u));
+        uint y0 = uint(floor(cy)), x0 = uint(floor(cx));
+        uint y1 = min(y0 + 1u, p.IH - 1u), x1 = min(x0 + 1u, p.IW - 1u);
+        float fy = cy - float(y0), fx = cx - float(x0);
+        float top = mix(x[base + y0 * p.IW + x0], x[base + y0 * p.IW + x1], fx);
+        float bot = mix(x[base + y1 * p.IW + x0], x[base + y1 * p.IW + x1], fx);
+        v = mix(top, bot, fy);
+    }
+    y[idx] = activate(v);
+}

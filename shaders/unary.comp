@@ -1,0 +1,16 @@
+#version 450
+// Element-wise activation (the standalone form of what other kernels fuse).
+#include "common.glsl"
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+
+layout(push_constant) uniform Params {
+    uint count;
+} p;
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.count) return;
+    y[idx] = activate(x[idx]);
+}

@@ -1,0 +1,117 @@
+#include "vkinfer/tensor.h"
+
+#include <cstring>
+
+#include "core/half.h"
+
+namespace vkinfer {
+
+size_t dataTypeSize(DataType type) {
+    switch (type) {
+        case DataType::Float32: return 4;
+        case DataType::UInt8: return 1;
+        case DataType::Int8: return 1;
+        case DataType::UInt16: return 2;
+        case DataType::Int16: return 2;
+        case DataType::Int32: return 4;
+        case DataType::Int64: return 8;
+        case DataType::Bool: return 1;
+        case DataType::Float16: return 2;
+        case DataType::Float64: return 8;
+        case DataType::UInt32: return 4;
+        case DataType::UInt64: return 8;
+        case DataType::String:
+        case DataType::Undefined: return 0;
+    }
+    return 0;
+}
+
+const char* dataTypeName(DataType type) {
+    switch (type) {
+        case DataType::Undefined: return "undefined";
+        case DataType::Float32: return "float32";
+        case DataType::UInt8: return "uint8";
+        case DataType::Int8: return "int8";
+        case DataType::UInt16: return "uint16";
+        case DataType::Int16: return "int16";
+        case DataType::Int32: return "int32";
+        case DataType::Int64: return "int64";
+        case DataType::String: return "string";
+        case DataType::Bool: return "bool";
+        case DataType::Float16: return "float16";
+        case DataType::Float64: return "float64";
+        case DataType::UInt32: return "uint32";
+        case DataType::UInt64: return "uint64";
+    }
+    return "unknown";
+}
+
+int64_t elementCount(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+std::string shapeToString(const std::vector<int64_t>& shape) {
+    if (shape.empty()) return "scalar";
+    std::string s;
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += 'x';
+        s += shape[i] < 0 ? std::string("?") : std::to_string(shape[i]);
+    }
+    return s;
+}
+
+Tensor::Tensor(DataType type, std::vector<int64_t> shape)
+    : dtype_(type), shape_(std::move(shape)),
+      bytes_(static_cast<size_t>(vkinfer::elementCount(shape_)) * dataTypeSize(type)) {}
+
+bool Tensor::reshape(std::vector<int64_t> shape) {
+    if (vkinfer::elementCount(shape) != elementCount()) return false;
+    shape_ = std::move(shape);
+    return true;
+}
+
+template <class T>
+static T load(const std::byte* p, int64_t i) {
+    T v;
+    std::memcpy(&v, p + i * sizeof(T), sizeof(T));
+    return v;
+}
+
+double Tensor::getDouble(int64_t i) const {
+    const std::byte* p = bytes_.data();
+    switch (dtype_) {
+        case DataType::Float32: return load<float>(p, i);
+        case DataType::Float64: return load<double>(p, i);
+        case DataType::Float16: return halfToFloat(load<uint16_t>(p, i));
+        case DataType::Int8: return load<int8_t>(p, i);
+        case DataType::UInt8: return load<uint8_t>(p, i);
+        case DataType::Int16: return load<int16_t>(p, i);
+        case DataType::UInt16: return load<uint16_t>(p, i);
+        case DataType::Int32: return load<int32_t>(p, i);
+        case DataType::UInt32: return load<uint32_t>(p, i);
+        case DataType::Int64: return static_cast<double>(load<int64_t>(p, i));
+        case DataType::UInt64: return static_cast<double>(load<uint64_t>(p, i));
+        case DataType::Bool: return load<uint8_t>(p, i) ? 1.0 : 0.0;
+        default: return 0;
+    }
+}
+
+int64_t Tensor::getInt(int64_t i) const {
+    const std::byte* p = bytes_.data();
+    switch (dtype_) {
+        case DataType::Int64: return load<int64_t>(p, i);
+        case DataType::UInt64: return static_cast<int64_t>(load<uint64_t>(p, i));
+        case DataType::Int32: return load<int32_t>(p, i);
+        case DataType::UInt32: return load<uint32_t>(p, i);
+        case DataType::Int16: return load<int16_t>(p, i);
+        case DataType::UInt16: return load<uint16_t>(p, i);
+        case DataType::Int8: return load<int8_t>(p, i);
+        case DataType::UInt8: return load<uint8_t>(p, i);
+        case DataType::Bool: return load<uint8_t>(p, i) ? 1 : 0;
+        default: return static_cast<int64_t>(getDouble(i));
+    }
+}
+
+}  // namespace vkinfer

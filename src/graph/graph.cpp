@@ -1,0 +1,123 @@
+#include "graph/graph.h"
+
+#include <algorithm>
+
+namespace vkinfer::graph {
+
+const char* actKindName(ActKind kind) {
+    switch (kind) {
+        case ActKind::None: return "";
+        case ActKind::Relu: return "Relu";
+        case ActKind::Clip: return "Clip";
+        case ActKind::Sigmoid: return "Sigmoid";
+        case ActKind::Tanh: return "Tanh";
+        case ActKind::LeakyRelu: return "LeakyRelu";
+    }
+    return "?";
+}
+
+int64_t Node::attrInt(const std::string& key, int64_t fallback) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return fallback;
+    if (auto* v = std::get_if<int64_t>(&it->second)) return *v;
+    if (auto* f = std::get_if<float>(&it->second)) return static_cast<int64_t>(*f);
+    return fallback;
+}
+
+float Node::attrFloat(const std::string& key, float fallback) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return fallback;
+    if (auto* v = std::get_if<float>(&it->second)) return *v;
+    if (auto* i = std::get_if<int64_t>(&it->second)) return static_cast<float>(*i);
+    return fallback;
+}
+
+std::string Node::attrString(const std::string& key, const std::string& fallback) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return fallback;
+    if (auto* v = std::get_if<std::string>(&it->second)) return *v;
+    return fallback;
+}
+
+std::vector<int64_t> Node::attrInts(const std::string& key, std::vector<int64_t> fallback) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return fallback;
+    if (auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+    if (auto* i = std::get_if<int64_t>(&it->second)) return {*i};
+    return fallback;
+}
+
+std::vector<float> Node::attrFloats(const std::string& key, std::vector<float> fallback) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return fallback;
+    if (auto* v = std::get_if<std::vector<float>>(&it->second)) return *v;
+    if (auto* f = std::get_if<float>(&it->second)) return {*f};
+    return fallback;
+}
+
+const Tensor* Node::attrTensor(const std::string& key) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return nullptr;
+    return std::get_if<Tensor>(&it->second);
+}
+
+std::string Node::describe() const { return "node '" + name + "' (" + opType + ")"; }
+
+int Graph::addValue(Value v) {
+    int id = static_cast<int>(values.size());
+    index_[v.name] = id;
+    values.push_back(std::move(v));
+    return id;
+}
+
+std::string Graph::uniqueName(const std::string& hint) {
+    if (!index_.count(hint)) return hint;
+    for (int k = 1;; ++k) {
+        std::string n = hint + "_" + std::to_string(k);
+        if (!index_.count(n)) return n;
+    }
+}
+
+int Graph::addConstant(const std::string& hint, Tensor t) {
+    Value v;
+    v.name = uniqueName(hint);
+    v.dtype = t.dtype();
+    v.shape = t.shape();
+    v.hasShape = true;
+    v.constant = std::move(t);
+    return addValue(std::move(v));
+}
+
+int Graph::findValue(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? -1 : it->second;
+}
+
+bool Graph::isGraphInput(int value) const {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const InputDecl& d) { return d.value == value; });
+}
+
+bool Graph::isGraphOutput(int value) const {
+    return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
+}
+
+std::vector<int> Graph::consumers(int value) const {
+    std::vector<int> out;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].removed) continue;
+        if (std::find(nodes[i].inputs.begin(), nodes[i].inputs.end(), value) != nodes[i].inputs.end())
+            out.push_back(static_cast<int>(i));
+    }
+    return out;
+}
+
+void Graph::relinkProducers() {
+    for (auto& v : values) v.producer = -1;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].removed) continue;
+        for (int o : nodes[i].outputs)
+            if (o >= 0) values[o].producer = static_cast<int>(i);
+    }
+}
+
+}  // namespace vkinfer::graph

@@ -1,0 +1,103 @@
+// The graph IR: plain structs, no Vulkan. A Graph is what io/onnx_import produces and what
+// the passes, lowering and planners work on.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "vkinfer/tensor.h"
+
+namespace vkinfer::graph {
+
+using Shape = std::vector<int64_t>;
+
+// An element-wise activation fused into the op that produces a tensor.
+enum class ActKind : uint32_t { None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5 };
+struct Activation {
+    ActKind kind = ActKind::None;
+    float alpha = 0;  // Clip: min, LeakyRelu: slope
+    float beta = 0;   // Clip: max
+};
+const char* actKindName(ActKind kind);
+
+// A tensor of the graph.
+struct Value {
+    std::string name;
+    DataType dtype = DataType::Float32;
+    Shape shape;
+    bool hasShape = false;
+    std::optional<Tensor> constant;  // initializer, Constant output, or folded at load time
+    int producer = -1;               // index of the node that writes it, -1 if none
+
+    int64_t elementCount() const { return vkinfer::elementCount(shape); }
+    int64_t byteSize() const { return elementCount() * static_cast<int64_t>(dataTypeSize(dtype)); }
+};
+
+using AttrValue = std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
+                               std::vector<std::string>, Tensor>;
+
+struct Node {
+    std::string name;
+    std::string opType;
+    std::string domain;
+    std::vector<int> inputs;   // value ids; -1 for an omitted optional input
+    std::vector<int> outputs;  // value ids
+    std::map<std::string, AttrValue> attrs;
+
+    // Set by the fusion passes.
+    Activation activation;
+    std::vector<std::string> fusedNames;  // ONNX nodes folded into this one (besides `name`)
+    bool removed = false;
+
+    bool hasAttr(const std::string& key) const { return attrs.count(key) != 0; }
+    int64_t attrInt(const std::string& key, int64_t fallback) const;
+    float attrFloat(const std::string& key, float fallback) const;
+    std::string attrString(const std::string& key, const std::string& fallback) const;
+    std::vector<int64_t> attrInts(const std::string& key, std::vector<int64_t> fallback = {}) const;
+    std::vector<float> attrFloats(const std::string& key, std::vector<float> fallback = {}) const;
+    const Tensor* attrTensor(const std::string& key) const;
+
+    int input(size_t i) const { return i < inputs.size() ? inputs[i] : -1; }
+    // "'<name>' (<op>)", used in every error message about the node.
+    std::string describe() const;
+};
+
+// A graph input as the model declares it: fixed dims, or -1 with a symbolic name.
+struct InputDecl {
+    int value = -1;
+    std::vector<int64_t> dims;
+    std::vector<std::string> dimNames;
+};
+
+struct Graph {
+    std::vector<Value> values;
+    std::vector<Node> nodes;
+    std::vector<InputDecl> inputs;
+    std::vector<int> outputs;
+    std::vector<std::vector<std::string>> outputDimNames;
+    int64_t opset = 0;
+    std::string label;  // where the model came from, for messages
+
+    int addValue(Value v);
+    // Adds a constant tensor named after `hint`, made unique.
+    int addConstant(const std::string& hint, Tensor t);
+    int findValue(const std::string& name) const;
+    std::string uniqueName(const std::string& hint);
+
+    bool isGraphInput(int value) const;
+    bool isGraphOutput(int value) const;
+    // Live nodes that read `value`.
+    std::vector<int> consumers(int value) const;
+    // Recomputes Value::producer from the live nodes.
+    void relinkProducers();
+
+private:
+    std::unordered_map<std::string, int> index_;
+};
+
+}  // namespace vkinfer::graph

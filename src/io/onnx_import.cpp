@@ -1,0 +1,167 @@
+#include "io/onnx_import.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <limits>
+#include <set>
+
+#include "core/error.h"
+#include "io/onnx_tensor.h"
+
+namespace vkinfer::io {
+
+using graph::AttrValue;
+using graph::Graph;
+using graph::Node;
+using graph::Value;
+
+namespace {
+
+AttrValue convertAttribute(const onnx::AttributeProto& a, const std::string& where) {
+    using A = onnx::AttributeProto;
+    switch (a.type()) {
+        case A::FLOAT: return a.f();
+        case A::INT: return static_cast<int64_t>(a.i());
+        case A::STRING: return a.s();
+        case A::TENSOR: return tensorFromProto(a.t(), where + " attribute '" + a.name() + "'");
+        case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+        case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+        case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+        default: break;
+    }
+    // Subgraphs (If/Loop bodies) and sparse tensors: kept out of the IR; the op that needs
+    // them is reported as unsupported by the op table.
+    return std::string("<unsupported attribute type>");
+}
+
+// The Constant op's value in whichever attribute form it uses.
+Tensor constantNodeValue(const onnx::NodeProto& n, const std::string& where) {
+    for (const auto& a : n.attribute()) {
+        const std::string& k = a.name();
+        if (k == "value") return tensorFromProto(a.t(), where);
+        if (k == "value_float") return Tensor::fromVector<float>(DataType::Float32, {}, {a.f()});
+        if (k == "value_floats")
+            return Tensor::fromVector<float>(DataType::Float32, {a.floats_size()},
+                                             std::vector<float>(a.floats().begin(), a.floats().end()));
+        if (k == "value_int") return Tensor::fromVector<int64_t>(DataType::Int64, {}, {a.i()});
+        if (k == "value_ints")
+            return Tensor::fromVector<int64_t>(DataType::Int64, {a.ints_size()},
+                                               std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+    }
+    fail(ErrorCode::Unsupported, "{}: Constant without a supported value attribute (value, value_float(s), value_int(s))",
+         where);
+}
+
+void readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* dims, std::vector<std::string>* names) {
+    if (!vi.has_type() || !vi.type().has_tensor_type()) return;
+    const auto& tt = vi.type().tensor_type();
+    if (tt.elem_type() != 0) v.dtype = static_cast<DataType>(tt.elem_type());
+    if (!tt.has_shape()) return;
+    for (const auto& d : tt.shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0) {
+            dims->push_back(d.dim_value());
+            names->push_back("");
+        } else {
+            dims->push_back(-1);
+            names->push_back(d.has_dim_param() ? d.dim_param() : std::string("?"));
+        }
+    }
+}
+
+}  // namespace
+
+Graph importOnnx(const void* data, size_t size, const std::string& label) {
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+        fail(ErrorCode::Unsupported, "{}: model larger than 2 GiB", label);
+    onnx::ModelProto model;
+    if (size == 0 || !model.ParseFromArray(data, static_cast<int>(size)))
+        fail(ErrorCode::ParseError, "{}: not a valid ONNX model (the protobuf does not parse; truncated or not ONNX?)",
+             label);
+    if (!model.has_graph() || model.graph().node_size() == 0)
+        fail(ErrorCode::ParseError, "{}: the ONNX model has no graph nodes", label);
+
+    Graph g;
+    g.label = label;
+    for (const auto& op : model.opset_import())
+        if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+    if (g.opset == 0) g.opset = model.opset_import_size() == 0 ? 1 : 0;
+    if (g.opset == 0) fail(ErrorCode::ParseError, "{}: the model imports no default-domain opset", label);
+
+    const auto& gp = model.graph();
+    auto valueFor = [&](const std::string& name) {
+        int id = g.findValue(name);
+        if (id >= 0) return id;
+        Value v;
+        v.name = name;
+        v.dtype = DataType::Undefined;
+        return g.addValue(std::move(v));
+    };
+
+    std::set<std::string> initializerNames;
+    for (const auto& init : gp.initializer()) {
+        if (init.name().empty()) fail(ErrorCode::ParseError, "{}: an initializer has no name", label);
+        initializerNames.insert(init.name());
+        int id = valueFor(init.name());
+        Tensor t = tensorFromProto(init, init.name());
+        g.values[id].dtype = t.dtype();
+        g.values[id].shape = t.shape();
+        g.values[id].hasShape = true;
+        g.values[id].constant = std::move(t);
+    }
+    for (const auto& in : gp.input()) {
+        if (initializerNames.count(in.name())) continue;  // IR < 4 lists initializers as inputs
+        graph::InputDecl decl;
+        decl.value = valueFor(in.name());
+        g.values[decl.value].dtype = DataType::Float32;
+        readType(in, g.values[decl.value], &decl.dims, &decl.dimNames);
+        g.inputs.push_back(std::move(decl));
+    }
+
+    for (int i = 0; i < gp.node_size(); ++i) {
+        const auto& np = gp.node(i);
+        std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
+        std::string where = "node '" + name + "' (" + np.op_type() + ")";
+        if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
+            if (np.output_size() != 1) fail(ErrorCode::ParseError, "{}: Constant must have one output", where);
+            int id = valueFor(np.output(0));
+            Tensor t = constantNodeValue(np, where);
+            g.values[id].dtype = t.dtype();
+            g.values[id].shape = t.shape();
+            g.values[id].hasShape = true;
+            g.values[id].constant = std::move(t);
+            continue;
+        }
+        Node n;
+        n.name = std::move(name);
+        n.opType = np.op_type();
+        n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+        for (const auto& in : np.input()) n.inputs.push_back(in.empty() ? -1 : valueFor(in));
+        for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? -1 : valueFor(out));
+        for (const auto& a : np.attribute()) n.attrs[a.name()] = convertAttribute(a, where);
+        g.nodes.push_back(std::move(n));
+    }
+
+    for (const auto& out : gp.output()) {
+        int id = g.findValue(out.name());
+        if (id < 0) fail(ErrorCode::ParseError, "{}: graph output '{}' is not produced by any node", label, out.name());
+        std::vector<int64_t> dims;
+        std::vector<std::string> names;
+        Value tmp;
+        readType(out, tmp, &dims, &names);
+        if (g.values[id].dtype == DataType::Undefined) g.values[id].dtype = tmp.dtype;
+        g.outputs.push_back(id);
+        g.outputDimNames.push_back(names);
+    }
+    if (g.outputs.empty()) fail(ErrorCode::ParseError, "{}: the graph declares no outputs", label);
+
+    g.relinkProducers();
+    for (size_t id = 0; id < g.values.size(); ++id) {
+        const Value& v = g.values[id];
+        if (v.producer < 0 && !v.constant && !g.isGraphInput(static_cast<int>(id)))
+            fail(ErrorCode::ParseError, "{}: tensor '{}' is read but never produced, initialized or declared as input",
+                 label, v.name);
+    }
+    return g;
+}
+
+}  // namespace vkinfer::io

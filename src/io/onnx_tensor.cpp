@@ -1,0 +1,71 @@
+#include "io/onnx_tensor.h"
+
+#include <cstring>
+
+#include "core/error.h"
+
+namespace vkinfer::io {
+
+namespace {
+
+template <class Dst, class Field>
+void copyTyped(Tensor& t, const Field& field, const std::string& what) {
+    if (static_cast<int64_t>(field.size()) != t.elementCount())
+        fail(ErrorCode::ParseError, "tensor '{}': {} values stored for shape {} ({} expected)", what, field.size(),
+             shapeToString(t.shape()), t.elementCount());
+    Dst* out = t.as<Dst>();
+    for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
+}
+
+}  // namespace
+
+Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
+    if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0)
+        fail(ErrorCode::Unsupported, "tensor '{}' keeps its data in an external file; only embedded data is supported",
+             what);
+    auto type = static_cast<DataType>(proto.data_type());
+    if (dataTypeSize(type) == 0)
+        fail(ErrorCode::Unsupported, "tensor '{}' has unsupported data type {}", what, proto.data_type());
+    std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+    for (int64_t d : dims)
+        if (d < 0) fail(ErrorCode::ParseError, "tensor '{}' has a negative dimension", what);
+    Tensor t(type, dims);
+    if (proto.has_raw_data()) {
+        const std::string& raw = proto.raw_data();
+        if (raw.size() != t.byteSize())
+            fail(ErrorCode::ParseError, "tensor '{}': raw data holds {} bytes, shape {} of {} needs {}", what,
+                 raw.size(), shapeToString(dims), dataTypeName(type), t.byteSize());
+        std::memcpy(t.data(), raw.data(), raw.size());
+        return t;
+    }
+    switch (type) {
+        case DataType::Float32: copyTyped<float>(t, proto.float_data(), what); break;
+        case DataType::Float64: copyTyped<double>(t, proto.double_data(), what); break;
+        case DataType::Int64: copyTyped<int64_t>(t, proto.int64_data(), what); break;
+        case DataType::UInt64:
+        case DataType::UInt32: {
+            if (type == DataType::UInt64) copyTyped<uint64_t>(t, proto.uint64_data(), what);
+            else copyTyped<uint32_t>(t, proto.uint64_data(), what);
+            break;
+        }
+        case DataType::Int32: copyTyped<int32_t>(t, proto.int32_data(), what); break;
+        case DataType::Int16: copyTyped<int16_t>(t, proto.int32_data(), what); break;
+        case DataType::UInt16:
+        case DataType::Float16: copyTyped<uint16_t>(t, proto.int32_data(), what); break;
+        case DataType::Int8: copyTyped<int8_t>(t, proto.int32_data(), what); break;
+        case DataType::UInt8:
+        case DataType::Bool: copyTyped<uint8_t>(t, proto.int32_data(), what); break;
+        default: fail(ErrorCode::Unsupported, "tensor '{}' has unsupported data type {}", what, dataTypeName(type));
+    }
+    return t;
+}
+
+void tensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto) {
+    proto->Clear();
+    proto->set_name(name);
+    proto->set_data_type(static_cast<int32_t>(tensor.dtype()));
+    for (int64_t d : tensor.shape()) proto->add_dims(d);
+    proto->set_raw_data(std::string(reinterpret_cast<const char*>(tensor.data()), tensor.byteSize()));
+}
+
+}  // namespace vkinfer::io

@@ -1,0 +1,23 @@
+// The CPU twin of shaders/common.glsl activate(): the reference for fused activations.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "graph/graph.h"
+
+namespace vkinfer::ops {
+
+inline float applyActivation(const graph::Activation& a, float x) {
+    switch (a.kind) {
+        case graph::ActKind::None: return x;
+        case graph::ActKind::Relu: return std::max(x, 0.0f);
+        case graph::ActKind::Clip: return std::min(std::max(x, a.alpha), a.beta);
+        case graph::ActKind::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
+        case graph::ActKind::Tanh: return std::tanh(x);
+        case graph::ActKind::LeakyRelu: return x >= 0 ? x : x * a.alpha;
+    }
+    return x;
+}
+
+}  // namespace vkinfer::ops

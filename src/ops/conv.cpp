@@ -1,0 +1,246 @@
+// Conv (1-D and 2-D, groups, strides, pads, auto_pad, dilations, bias; plus the fused
+// residual Add and activation) and BatchNormalization.
+#include <cmath>
+
+#include "ops/activation.h"
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+struct ConvGeom {
+    int64_t N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, padT, padL, padB, padR, groups;
+};
+
+// Pads for one spatial axis per auto_pad; returns {begin, end}.
+std::pair<int64_t, int64_t> axisPads(const std::string& autoPad, int64_t in, int64_t k, int64_t s, int64_t d,
+                                     int64_t padBegin, int64_t padEnd) {
+    if (autoPad == "VALID") return {0, 0};
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        int64_t out = (in + s - 1) / s;
+        int64_t total = std::max<int64_t>(0, (out - 1) * s + (k - 1) * d + 1 - in);
+        int64_t small = total / 2;
+        return autoPad == "SAME_UPPER" ? std::pair{small, total - small} : std::pair{total - small, small};
+    }
+    return {padBegin, padEnd};
+}
+
+ConvGeom convGeometry(const Node& n, const Shape& x, const Shape& w) {
+    if (x.size() != 3 && x.size() != 4)
+        unsupported(n, "only 1-D and 2-D convolutions are supported (input shape {})", shapeToString(x));
+    if (w.size() != x.size()) shapeError(n, "weight rank {} does not match input rank {}", w.size(), x.size());
+    const bool oneD = x.size() == 3;
+    ConvGeom g{};
+    g.N = x[0];
+    g.C = x[1];
+    g.H = oneD ? 1 : x[2];
+    g.W = x.back();
+    g.M = w[0];
+    g.KH = oneD ? 1 : w[2];
+    g.KW = w.back();
+    g.groups = n.attrInt("group", 1);
+    if (g.groups <= 0 || g.C % g.groups || g.M % g.groups)
+        shapeError(n, "group {} does not divide input channels {} and output channels {}", g.groups, g.C, g.M);
+    if (w[1] * g.groups != g.C)
+        shapeError(n, "weight shape {} expects {} input channels, input has {}", shapeToString(w), w[1] * g.groups, g.C);
+    auto ks = n.attrInts("kernel_shape");
+    if (!ks.empty() && (ks.back() != g.KW || (!oneD && ks[0] != g.KH)))
+        shapeError(n, "kernel_shape does not match the weight shape {}", shapeToString(w));
+    size_t sp = oneD ? 1 : 2;
+    auto strides = n.attrInts("strides", std::vector<int64_t>(sp, 1));
+    auto dil = n.attrInts("dilations", std::vector<int64_t>(sp, 1));
+    auto pads = n.attrInts("pads", std::vector<int64_t>(2 * sp, 0));
+    if (strides.size() != sp || dil.size() != sp || pads.size() != 2 * sp)
+        shapeError(n, "strides/dilations/pads have the wrong length for a {}-D convolution", sp);
+    g.SH = oneD ? 1 : strides[0];
+    g.SW = strides.back();
+    g.DH = oneD ? 1 : dil[0];
+    g.DW = dil.back();
+    std::string autoPad = n.attrString("auto_pad", "NOTSET");
+    if (oneD) {
+        g.padT = g.padB = 0;
+        std::tie(g.padL, g.padR) = axisPads(autoPad, g.W, g.KW, g.SW, g.DW, pads[0], pads[1]);
+    } else {
+        std::tie(g.padT, g.padB) = axisPads(autoPad, g.H, g.KH, g.SH, g.DH, pads[0], pads[2]);
+        std::tie(g.padL, g.padR) = axisPads(autoPad, g.W, g.KW, g.SW, g.DW, pads[1], pads[3]);
+    }
+    if (g.SH <= 0 || g.SW <= 0 || g.DH <= 0 || g.DW <= 0) shapeError(n, "strides and dilations must be positive");
+    g.OH = (g.H + g.padT + g.padB - ((g.KH - 1) * g.DH + 1)) / g.SH + 1;
+    g.OW = (g.W + g.padL + g.padR - ((g.KW - 1) * g.DW + 1)) / g.SW + 1;
+    if (g.OH <= 0 || g.OW <= 0) shapeError(n, "the kernel does not fit the padded input {}", shapeToString(x));
+    return g;
+}
+
+Shape outputShape(const ConvGeom& g, bool oneD) {
+    return oneD ? Shape{g.N, g.M, g.OW} : Shape{g.N, g.M, g.OH, g.OW};
+}
+
+void inferConv(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    const Shape& x = inputShape(g, n, 0);
+    ConvGeom cg = convGeometry(n, x, inputShape(g, n, 1));
+    if (n.input(2) >= 0 && inputValue(g, n, 2).elementCount() != cg.M)
+        shapeError(n, "bias has {} elements for {} output channels", inputValue(g, n, 2).elementCount(), cg.M);
+    setOutput(g, n, 0, DataType::Float32, outputShape(cg, x.size() == 3));
+}
+
+// Naive reference. inputs[3], when present, is the fused residual.
+void evalConv(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    ConvGeom g = convGeometry(n, in[0]->shape(), in[1]->shape());
+    const float* x = in[0]->as<float>();
+    const float* w = in[1]->as<float>();
+    const float* b = in.size() > 2 && in[2] ? in[2]->as<float>() : nullptr;
+    const float* r = in.size() > 3 && in[3] ? in[3]->as<float>() : nullptr;
+    float* y = out[0].as<float>();
+    int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
+    for (int64_t bt = 0; bt < g.N; ++bt)
+        for (int64_t oc = 0; oc < g.M; ++oc) {
+            int64_t grp = oc / Mg;
+            for (int64_t oy = 0; oy < g.OH; ++oy)
+                for (int64_t ox = 0; ox < g.OW; ++ox) {
+                    double acc = b ? b[oc] : 0.0;
+                    for (int64_t ci = 0; ci < Cg; ++ci)
+                        for (int64_t ky = 0; ky < g.KH; ++ky) {
+                            int64_t iy = oy * g.SH + ky * g.DH - g.padT;
+                            if (iy < 0 || iy >= g.H) continue;
+                            for (int64_t kx = 0; kx < g.KW; ++kx) {
+                                int64_t ix = ox * g.SW + kx * g.DW - g.padL;
+                                if (ix < 0 || ix >= g.W) continue;
+                                acc += static_cast<double>(x[((bt * g.C + grp * Cg + ci) * g.H + iy) * g.W + ix]) *
+                                       w[((oc * Cg + ci) * g.KH + ky) * g.KW + kx];
+                            }
+                        }
+                    int64_t idx = ((bt * g.M + oc) * g.OH + oy) * g.OW + ox;
+                    if (r) acc += r[idx];
+                    y[idx] = applyActivation(n.activation, static_cast<float>(acc));
+                }
+        }
+}
+
+struct ConvParams {
+    uint32_t N, C, H, W;
+    uint32_t M, OH, OW, groups;
+    uint32_t KH, KW, SH, SW;
+    uint32_t padH, padW, DH, DW;
+};
+
+void lowerConv(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
+    requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
+    int bias = n.input(2);
+    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(DataType::Float32, {g.M}));
+    const bool residual = n.input(3) >= 0;
+    const int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
+    const int64_t pixels = g.N * g.OH * g.OW;
+
+    std::string kernel;
+    Dispatch* d;
+    // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
+    if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
+        d = &ctx.emit(std::string("conv2d_direct") + (residual ? "_res" : ""));
+        d->localSize = {64, 1, 1};
+        d->groups = grid1d(g.N * g.M * g.OH * g.OW, 64);
+    } else {
+        bool smallM = Mg <= 16;
+        d = &ctx.emit(std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : ""));
+        uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
+        d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
+        d->groups = {ceilDiv(pixels, bn), ceilDiv(Mg, bm), static_cast<uint32_t>(g.groups)};
+    }
+    setActivation(*d, n.activation);
+    ConvParams p{};
+    p.N = static_cast<uint32_t>(g.N);
+    p.C = static_cast<uint32_t>(g.C);
+    p.H = static_cast<uint32_t>(g.H);
+    p.W = static_cast<uint32_t>(g.W);
+    p.M = static_cast<uint32_t>(g.M);
+    p.OH = static_cast<uint32_t>(g.OH);
+    p.OW = static_cast<uint32_t>(g.OW);
+    p.groups = static_cast<uint32_t>(g.groups);
+    p.KH = static_cast<uint32_t>(g.KH);
+    p.KW = static_cast<uint32_t>(g.KW);
+    p.SH = static_cast<uint32_t>(g.SH);
+    p.SW = static_cast<uint32_t>(g.SW);
+    p.padH = static_cast<uint32_t>(g.padT);
+    p.padW = static_cast<uint32_t>(g.padL);
+    p.DH = static_cast<uint32_t>(g.DH);
+    p.DW = static_cast<uint32_t>(g.DW);
+    d->setPush(p);
+    d->bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
+    if (residual) d->bindings.push_back(readOf(n.inputs[3]));
+}
+
+// BatchNormalization (inference): y = (x - mean) / sqrt(var + eps) * scale + bias, per channel.
+void inferBatchNorm(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    const Shape& x = inputShape(g, n, 0);
+    if (x.size() < 2) shapeError(n, "input must have a channel dimension, got {}", shapeToString(x));
+    for (size_t i = 1; i < 5; ++i)
+        if (inputValue(g, n, i).elementCount() != x[1])
+            shapeError(n, "parameter {} has {} elements for {} channels", i, inputValue(g, n, i).elementCount(), x[1]);
+    if (n.attrInt("training_mode", 0) != 0) unsupported(n, "training_mode=1 is not supported");
+    setOutput(g, n, 0, DataType::Float32, x);
+}
+
+// Folds the four parameter tensors into per-channel scale and shift.
+void batchNormScaleShift(const Node& n, const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var,
+                         std::vector<float>& k, std::vector<float>& s) {
+    float eps = n.attrFloat("epsilon", 1e-5f);
+    int64_t c = scale.elementCount();
+    k.resize(c);
+    s.resize(c);
+    for (int64_t i = 0; i < c; ++i) {
+        double ki = scale.getDouble(i) / std::sqrt(var.getDouble(i) + eps);
+        k[i] = static_cast<float>(ki);
+        s[i] = static_cast<float>(bias.getDouble(i) - mean.getDouble(i) * ki);
+    }
+}
+
+void evalBatchNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    std::vector<float> k, s;
+    batchNormScaleShift(n, *in[1], *in[2], *in[3], *in[4], k, s);
+    const Shape& shape = in[0]->shape();
+    int64_t C = shape[1], inner = 1;
+    for (size_t i = 2; i < shape.size(); ++i) inner *= shape[i];
+    const float* x = in[0]->as<float>();
+    float* y = out[0].as<float>();
+    for (int64_t i = 0; i < in[0]->elementCount(); ++i) {
+        int64_t c = (i / inner) % C;
+        y[i] = applyActivation(n.activation, x[i] * k[c] + s[c]);
+    }
+}
+
+void lowerBatchNorm(LowerContext& ctx, const Node& n) {
+    const Graph& g = ctx.graph();
+    std::vector<float> k, s;
+    batchNormScaleShift(n, constantInput(g, n, 1, "scale"), constantInput(g, n, 2, "B"), constantInput(g, n, 3, "mean"),
+                        constantInput(g, n, 4, "var"), k, s);
+    int64_t C = static_cast<int64_t>(k.size());
+    int kScale = ctx.addConstant(n.name + "_scale", Tensor::fromVector(DataType::Float32, {C}, k));
+    int kShift = ctx.addConstant(n.name + "_shift", Tensor::fromVector(DataType::Float32, {C}, s));
+    const Shape& shape = ctx.value(n.inputs[0]).shape;
+    int64_t count = ctx.value(n.inputs[0]).elementCount(), inner = 1;
+    for (size_t i = 2; i < shape.size(); ++i) inner *= shape[i];
+    requireIndexable(n, count);
+    Dispatch& d = ctx.emit("channel_affine");
+    setActivation(d, n.activation);
+    struct {
+        uint32_t count, C, inner;
+    } p{static_cast<uint32_t>(count), static_cast<uint32_t>(C), static_cast<uint32_t>(inner)};
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(kScale), readOf(kShift)};
+}
+
+}  // namespace
+
+void registerConvOps(std::vector<OpDef>& t) {
+    t.push_back({"Conv", 1, 1000, inferConv, evalConv, lowerConv});
+    t.push_back({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm});
+}
+
+}  // namespace vkinfer::ops

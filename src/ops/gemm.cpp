@@ -1,0 +1,191 @@
+// Gemm (transA/transB, alpha, beta, broadcast C) and MatMul (NumPy semantics: 1-D operands,
+// broadcast batch dimensions).
+#include "ops/activation.h"
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+// Matches the push constants of shaders/gemm.comp.
+struct GemmParams {
+    uint32_t M, N, K, inner;
+    uint32_t aOuter, aInner, bOuter, bInner;
+    uint32_t aM, aK, bK, bN;
+    uint32_t cM, cN;
+    float alpha, beta;
+};
+
+// A GEMM problem in element strides (what the kernel and the CPU reference both execute).
+struct GemmProblem {
+    int64_t M = 0, N = 0, K = 0, outer = 1, inner = 1;
+    int64_t aOuter = 0, aInner = 0, bOuter = 0, bInner = 0;
+    int64_t aM = 0, aK = 0, bK = 0, bN = 0, cM = 0, cN = 0;
+    float alpha = 1, beta = 0;
+    bool hasC = false;
+};
+
+void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const float* c, float* y,
+                const graph::Activation& act) {
+    for (int64_t b1 = 0; b1 < p.outer; ++b1)
+        for (int64_t b2 = 0; b2 < p.inner; ++b2) {
+            const float* A = a + b1 * p.aOuter + b2 * p.aInner;
+            const float* B = b + b1 * p.bOuter + b2 * p.bInner;
+            float* Y = y + (b1 * p.inner + b2) * p.M * p.N;
+            for (int64_t m = 0; m < p.M; ++m)
+                for (int64_t n = 0; n < p.N; ++n) {
+                    double acc = 0;
+                    for (int64_t k = 0; k < p.K; ++k) acc += static_cast<double>(A[m * p.aM + k * p.aK]) * B[k * p.bK + n * p.bN];
+                    double v = p.alpha * acc;
+                    if (p.hasC) v += p.beta * c[m * p.cM + n * p.cN];
+                    Y[m * p.N + n] = applyActivation(act, static_cast<float>(v));
+                }
+        }
+}
+
+void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c) {
+    requireIndexable(n, p.outer * p.inner * p.M * p.N);
+    bool smallM = p.M <= 16;
+    std::string kernel = smallM ? "gemm_t16x128" : "gemm_t64x64";
+    if (p.hasC) kernel += "_c";
+    Dispatch& d = ctx.emit(kernel);
+    setActivation(d, n.activation);
+    uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
+    d.localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
+    int64_t batches = p.outer * p.inner;
+    if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
+    d.groups = {ceilDiv(p.N, bn), ceilDiv(p.M, bm), static_cast<uint32_t>(batches)};
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    GemmParams gp{u(p.M),  u(p.N),  u(p.K),  u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter), u(p.bInner),
+                  u(p.aM), u(p.aK), u(p.bK), u(p.bN),    u(p.cM),     u(p.cN),     p.alpha,      p.beta};
+    d.setPush(gp);
+    d.bindings = {writeOf(n.outputs[0]), readOf(a), readOf(b)};
+    if (p.hasC) d.bindings.push_back(readOf(c));
+}
+
+// ---- Gemm ----
+
+GemmProblem gemmProblem(const Node& n, const Shape& a, const Shape& b, const Shape* c) {
+    requireRank(n, a, 2, "A");
+    requireRank(n, b, 2, "B");
+    bool ta = n.attrInt("transA", 0) != 0, tb = n.attrInt("transB", 0) != 0;
+    GemmProblem p;
+    p.M = ta ? a[1] : a[0];
+    p.K = ta ? a[0] : a[1];
+    int64_t kb = tb ? b[1] : b[0];
+    p.N = tb ? b[0] : b[1];
+    if (kb != p.K) shapeError(n, "inner dimensions differ: A {} and B {}", shapeToString(a), shapeToString(b));
+    p.aM = ta ? 1 : a[1];
+    p.aK = ta ? a[1] : 1;
+    p.bK = tb ? 1 : b[1];
+    p.bN = tb ? b[1] : 1;
+    p.alpha = n.attrFloat("alpha", 1.0f);
+    p.beta = n.attrFloat("beta", 1.0f);
+    if (c) {
+        Shape out{p.M, p.N};
+        if (broadcastShapes(n, *c, out) != out)
+            shapeError(n, "C of shape {} does not broadcast to {}", shapeToString(*c), shapeToString(out));
+        auto st = broadcastStrides(*c, out);
+        p.cM = st[0];
+        p.cN = st[1];
+        p.hasC = true;
+    }
+    return p;
+}
+
+void inferGemm(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    requireFloat(g, n, 1);
+    const Shape* c = n.input(2) >= 0 ? &inputShape(g, n, 2) : nullptr;
+    GemmProblem p = gemmProblem(n, inputShape(g, n, 0), inputShape(g, n, 1), c);
+    setOutput(g, n, 0, DataType::Float32, {p.M, p.N});
+}
+
+void evalGemm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Tensor* c = in.size() > 2 ? in[2] : nullptr;
+    GemmProblem p = gemmProblem(n, in[0]->shape(), in[1]->shape(), c ? &c->shape() : nullptr);
+    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), c ? c->as<float>() : nullptr, out[0].as<float>(), n.activation);
+}
+
+void lowerGemm(LowerContext& ctx, const Node& n) {
+    int c = n.input(2);
+    GemmProblem p = gemmProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape,
+                                c >= 0 ? &ctx.value(c).shape : nullptr);
+    if (p.beta == 0.0f) p.hasC = false;
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], c);
+}
+
+// ---- MatMul ----
+
+struct MatMulShapes {
+    GemmProblem p;
+    Shape out;
+};
+
+MatMulShapes matMulProblem(const Node& n, Shape a, Shape b) {
+    if (a.empty() || b.empty()) shapeError(n, "MatMul operands must have rank >= 1");
+    bool aVec = a.size() == 1, bVec = b.size() == 1;
+    if (aVec) a.insert(a.begin(), 1);
+    if (bVec) b.push_back(1);
+    MatMulShapes r;
+    GemmProblem& p = r.p;
+    p.M = a[a.size() - 2];
+    p.K = a.back();
+    p.N = b.back();
+    if (b[b.size() - 2] != p.K) shapeError(n, "inner dimensions differ: {} and {}", shapeToString(a), shapeToString(b));
+    Shape ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+    Shape batch = broadcastShapes(n, ba, bb);
+    auto sa = broadcastStrides(ba, batch), sb = broadcastStrides(bb, batch);
+    for (auto& s : sa) s *= p.M * p.K;
+    for (auto& s : sb) s *= p.K * p.N;
+    Shape dims = batch;
+    auto so = contiguousStrides(batch);
+    collapseDims(dims, {&so, &sa, &sb});
+    if (dims.size() > 2) unsupported(n, "more than two non-mergeable broadcast batch dimensions");
+    if (dims.size() == 2) {
+        p.outer = dims[0];
+        p.inner = dims[1];
+        p.aOuter = sa[0];
+        p.bOuter = sb[0];
+        p.aInner = sa[1];
+        p.bInner = sb[1];
+    } else {
+        p.inner = dims[0];
+        p.aInner = sa[0];
+        p.bInner = sb[0];
+    }
+    p.aM = p.K;
+    p.aK = 1;
+    p.bK = p.N;
+    p.bN = 1;
+    r.out = batch;
+    if (!aVec) r.out.push_back(p.M);
+    if (!bVec) r.out.push_back(p.N);
+    return r;
+}
+
+void inferMatMul(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    requireFloat(g, n, 1);
+    setOutput(g, n, 0, DataType::Float32, matMulProblem(n, inputShape(g, n, 0), inputShape(g, n, 1)).out);
+}
+
+void evalMatMul(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    GemmProblem p = matMulProblem(n, in[0]->shape(), in[1]->shape()).p;
+    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), nullptr, out[0].as<float>(), n.activation);
+}
+
+void lowerMatMul(LowerContext& ctx, const Node& n) {
+    GemmProblem p = matMulProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape).p;
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], -1);
+}
+
+}  // namespace
+
+void registerGemmOps(std::vector<OpDef>& t) {
+    t.push_back({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm});
+    t.push_back({"MatMul", 1, 1000, inferMatMul, evalMatMul, lowerMatMul});
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,321 @@
+// Ops that move data without arithmetic: the views (Reshape, Flatten, Squeeze, Unsqueeze,
+// Identity, Dropout), Concat, Transpose and DepthToSpace/SpaceToDepth.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+// ---- strided copies on the GPU ----
+
+struct CopyParams {
+    uint32_t count, rank;
+    uint32_t dims[6];
+    uint32_t inStride[6];
+    uint32_t outStride[6];
+    uint32_t inOffset, outOffset;
+};
+
+// Copies the index space `dims` (strides and offsets in elements of `elemSize` bytes).
+void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
+                     std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize) {
+    if (elemSize % 4 != 0)
+        unsupported(n, "copying {}-byte elements on the GPU is not supported", elemSize);
+    int64_t words = static_cast<int64_t>(elemSize / 4);
+    if (words > 1) {  // one more innermost dimension over the 32-bit words of an element
+        for (auto& s : inStride) s *= words;
+        for (auto& s : outStride) s *= words;
+        dims.push_back(words);
+        inStride.push_back(1);
+        outStride.push_back(1);
+        inOffset *= words;
+        outOffset *= words;
+    }
+    int64_t count = elementCount(dims);
+    if (count == 0) return;
+    requireIndexable(n, count);
+    if (!collapseDims(dims, {&inStride, &outStride})) unsupported(n, "copy over more than 6 non-mergeable dimensions");
+    CopyParams p{};
+    p.count = static_cast<uint32_t>(count);
+    p.rank = static_cast<uint32_t>(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+        p.dims[i] = static_cast<uint32_t>(dims[i]);
+        p.inStride[i] = static_cast<uint32_t>(inStride[i]);
+        p.outStride[i] = static_cast<uint32_t>(outStride[i]);
+    }
+    p.inOffset = static_cast<uint32_t>(inOffset);
+    p.outOffset = static_cast<uint32_t>(outOffset);
+    Dispatch& d = ctx.emit("copy_strided");
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(dst), readOf(src)};
+}
+
+// The same walk on the CPU, for any element size.
+void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
+                    const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset) {
+    size_t es = dataTypeSize(src.dtype());
+    std::vector<int64_t> idx(dims.size(), 0);
+    int64_t count = elementCount(dims);
+    for (int64_t i = 0; i < count; ++i) {
+        int64_t s = inOffset, d = outOffset;
+        for (size_t k = 0; k < dims.size(); ++k) {
+            s += idx[k] * inStride[k];
+            d += idx[k] * outStride[k];
+        }
+        std::memcpy(dst.data() + d * es, src.data() + s * es, es);
+        for (size_t k = dims.size(); k-- > 0;) {
+            if (++idx[k] < dims[k]) break;
+            idx[k] = 0;
+        }
+    }
+}
+
+// A transposition as (output dims, input strides); the output is contiguous.
+struct Permuted {
+    Shape dims;
+    std::vector<int64_t> inStride;
+};
+Permuted permute(const Shape& in, const std::vector<int64_t>& perm) {
+    auto st = contiguousStrides(in);
+    Permuted p;
+    for (int64_t a : perm) {
+        p.dims.push_back(in[a]);
+        p.inStride.push_back(st[a]);
+    }
+    return p;
+}
+
+// ---- views ----
+
+Shape reshapeTarget(const Node& n, const Shape& in, const std::vector<int64_t>& spec, bool allowZero) {
+    Shape out(spec.size());
+    int64_t known = 1, inferAt = -1;
+    for (size_t i = 0; i < spec.size(); ++i) {
+        int64_t d = spec[i];
+        if (d == 0 && !allowZero) {
+            if (i >= in.size()) shapeError(n, "0 in the target shape at {} but the input has rank {}", i, in.size());
+            d = in[i];
+        }
+        if (d == -1) {
+            if (inferAt >= 0) shapeError(n, "more than one -1 in the target shape");
+            inferAt = static_cast<int64_t>(i);
+            continue;
+        }
+        if (d < 0) shapeError(n, "invalid target dimension {}", d);
+        out[i] = d;
+        known *= d;
+    }
+    int64_t total = elementCount(in);
+    if (inferAt >= 0) {
+        if (known == 0 || total % known) shapeError(n, "cannot infer -1: {} elements into {}", total, shapeToString(spec));
+        out[inferAt] = total / known;
+    } else if (known != total) {
+        shapeError(n, "cannot reshape {} ({} elements) to {}", shapeToString(in), total, shapeToString(out));
+    }
+    return out;
+}
+
+std::vector<int64_t> axesOf(const Graph& g, const Node& n) {
+    if (n.input(1) >= 0) return tensorInts(constantInput(g, n, 1, "axes"));
+    return n.attrInts("axes");
+}
+
+void inferView(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    const Shape& in = x.shape;
+    Shape out;
+    const std::string& op = n.opType;
+    if (op == "Reshape") {
+        std::vector<int64_t> spec = n.input(1) >= 0 ? tensorInts(constantInput(g, n, 1, "the target shape"))
+                                                    : n.attrInts("shape");
+        out = reshapeTarget(n, in, spec, n.attrInt("allowzero", 0) != 0);
+    } else if (op == "Flatten") {
+        int64_t r = static_cast<int64_t>(in.size());
+        int64_t axis = n.attrInt("axis", 1);
+        if (axis < 0) axis += r;
+        if (axis < 0 || axis > r) shapeError(n, "axis {} out of range for rank {}", n.attrInt("axis", 1), r);
+        int64_t outer = 1;
+        for (int64_t i = 0; i < axis; ++i) outer *= in[i];
+        out = {outer, outer ? elementCount(in) / outer : 0};
+    } else if (op == "Squeeze") {
+        auto axes = axesOf(g, n);
+        int64_t r = static_cast<int64_t>(in.size());
+        for (auto& a : axes) a = normalizeAxis(n, a, r);
+        for (int64_t i = 0; i < r; ++i) {
+            bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
+            if (listed && in[i] != 1) shapeError(n, "cannot squeeze axis {} of extent {}", i, in[i]);
+            if ((axes.empty() && in[i] == 1) || listed) continue;
+            out.push_back(in[i]);
+        }
+    } else if (op == "Unsqueeze") {
+        auto axes = axesOf(g, n);
+        int64_t r = static_cast<int64_t>(in.size() + axes.size());
+        for (auto& a : axes) a = normalizeAxis(n, a, r);
+        std::sort(axes.begin(), axes.end());
+        if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) shapeError(n, "repeated axis");
+        size_t k = 0;
+        for (int64_t i = 0; i < r; ++i) {
+            if (std::binary_search(axes.begin(), axes.end(), i)) out.push_back(1);
+            else out.push_back(in[k++]);
+        }
+    } else {  // Identity, Dropout
+        out = in;
+        if (op == "Dropout" && n.outputs.size() > 1 && n.outputs[1] >= 0)
+            unsupported(n, "the mask output of Dropout is not supported");
+    }
+    setOutput(g, n, 0, x.dtype, out);
+}
+
+void evalView(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    (void)n;
+    out[0] = reshapeCopy(*in[0], out[0].shape());
+}
+
+// ---- Concat ----
+
+void inferConcat(Graph& g, const Node& n) {
+    if (n.inputs.empty()) shapeError(n, "Concat needs at least one input");
+    const auto& first = inputValue(g, n, 0);
+    Shape out = first.shape;
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(out.size()));
+    out[axis] = 0;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+        const auto& v = inputValue(g, n, i);
+        if (v.dtype != first.dtype) shapeError(n, "input {} is {}, input 0 is {}", i, dataTypeName(v.dtype), dataTypeName(first.dtype));
+        if (v.shape.size() != out.size()) shapeError(n, "input {} has rank {}, input 0 has rank {}", i, v.shape.size(), out.size());
+        for (size_t d = 0; d < out.size(); ++d)
+            if (static_cast<int64_t>(d) != axis && v.shape[d] != first.shape[d])
+                shapeError(n, "input {} has shape {}, incompatible with {} off axis {}", i, shapeToString(v.shape),
+                           shapeToString(first.shape), axis);
+        out[axis] += v.shape[axis];
+    }
+    setOutput(g, n, 0, first.dtype, out);
+}
+
+// Concat of input i: dims [outer, len_i * inner] into the output at column offset.
+struct ConcatSlice {
+    Shape dims;
+    std::vector<int64_t> inStride, outStride;
+    int64_t outOffset;
+};
+std::vector<ConcatSlice> concatSlices(const Node& n, const std::vector<Shape>& inputs, const Shape& out) {
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(out.size()));
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= out[d];
+    for (size_t d = axis + 1; d < out.size(); ++d) inner *= out[d];
+    std::vector<ConcatSlice> slices;
+    int64_t at = 0;
+    for (const auto& s : inputs) {
+        int64_t cols = s[axis] * inner;
+        slices.push_back({{outer, cols}, {cols, 1}, {out[axis] * inner, 1}, at});
+        at += cols;
+    }
+    return slices;
+}
+
+void evalConcat(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    std::vector<Shape> shapes;
+    for (const Tensor* t : in) shapes.push_back(t->shape());
+    auto slices = concatSlices(n, shapes, out[0].shape());
+    for (size_t i = 0; i < in.size(); ++i)
+        stridedCopyCpu(*in[i], out[0], slices[i].dims, slices[i].inStride, slices[i].outStride, 0, slices[i].outOffset);
+}
+
+void lowerConcat(LowerContext& ctx, const Node& n) {
+    std::vector<Shape> shapes;
+    for (int in : n.inputs) shapes.push_back(ctx.value(in).shape);
+    const auto& out = ctx.value(n.outputs[0]);
+    auto slices = concatSlices(n, shapes, out.shape);
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+        if (ctx.storedInside(n.inputs[i], n.outputs[0])) continue;  // its producer wrote it in place
+        emitStridedCopy(ctx, n, n.inputs[i], n.outputs[0], slices[i].dims, slices[i].inStride, slices[i].outStride, 0,
+                        slices[i].outOffset, dataTypeSize(out.dtype));
+    }
+}
+
+// ---- Transpose, DepthToSpace, SpaceToDepth: permutations ----
+
+// The permutation (over a possibly reshaped input) that implements the node, and that shape.
+struct PermutationPlan {
+    Shape viewShape;  // input reshaped
+    std::vector<int64_t> perm;
+    Shape outShape;
+};
+
+PermutationPlan permutationOf(const Node& n, const Shape& in) {
+    PermutationPlan pp;
+    const std::string& op = n.opType;
+    if (op == "Transpose") {
+        pp.viewShape = in;
+        pp.perm = n.attrInts("perm");
+        if (pp.perm.empty())
+            for (size_t i = in.size(); i-- > 0;) pp.perm.push_back(static_cast<int64_t>(i));
+        if (pp.perm.size() != in.size()) shapeError(n, "perm has {} entries for rank {}", pp.perm.size(), in.size());
+        std::vector<int64_t> sorted = pp.perm;
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t i = 0; i < sorted.size(); ++i)
+            if (sorted[i] != static_cast<int64_t>(i)) shapeError(n, "perm is not a permutation");
+        for (int64_t a : pp.perm) pp.outShape.push_back(in[a]);
+        return pp;
+    }
+    requireRank(n, in, 4, "the input");
+    int64_t b = n.attrInt("blocksize", 0);
+    if (b <= 0) shapeError(n, "blocksize must be positive");
+    int64_t N = in[0], C = in[1], H = in[2], W = in[3];
+    if (op == "DepthToSpace") {
+        if (C % (b * b)) shapeError(n, "channels {} not divisible by blocksize^2 = {}", C, b * b);
+        int64_t c = C / (b * b);
+        if (n.attrString("mode", "DCR") == "CRD") {
+            pp.viewShape = {N, c, b, b, H, W};
+            pp.perm = {0, 1, 4, 2, 5, 3};
+        } else {
+            pp.viewShape = {N, b, b, c, H, W};
+            pp.perm = {0, 3, 4, 1, 5, 2};
+        }
+        pp.outShape = {N, c, H * b, W * b};
+    } else {  // SpaceToDepth
+        if (H % b || W % b) shapeError(n, "spatial size {}x{} not divisible by blocksize {}", H, W, b);
+        pp.viewShape = {N, C, H / b, b, W / b, b};
+        pp.perm = {0, 3, 5, 1, 2, 4};
+        pp.outShape = {N, C * b * b, H / b, W / b};
+    }
+    return pp;
+}
+
+void inferPermutation(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    setOutput(g, n, 0, x.dtype, permutationOf(n, x.shape).outShape);
+}
+
+void evalPermutation(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    PermutationPlan pp = permutationOf(n, in[0]->shape());
+    Permuted p = permute(pp.viewShape, pp.perm);
+    stridedCopyCpu(*in[0], out[0], p.dims, p.inStride, contiguousStrides(p.dims), 0, 0);
+}
+
+void lowerPermutation(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    PermutationPlan pp = permutationOf(n, x.shape);
+    Permuted p = permute(pp.viewShape, pp.perm);
+    emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], p.dims, p.inStride, contiguousStrides(p.dims), 0, 0,
+                    dataTypeSize(x.dtype));
+}
+
+}  // namespace
+
+void registerLayoutOps(std::vector<OpDef>& t) {
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})
+        t.push_back({op, 1, 1000, inferView, evalView, nullptr, true});
+    t.push_back({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat});
+    for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"})
+        t.push_back({op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation});
+}
+
+}  // namespace vkinfer::ops

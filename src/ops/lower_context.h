@@ -1,0 +1,74 @@
+// What an op's lower function sees: the graph (to read shapes and constants, and to add
+// derived weights or scratch tensors) and the dispatch list it appends to.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "ops/dispatch.h"
+
+namespace vkinfer::ops {
+
+class LowerContext {
+public:
+    LowerContext(graph::Graph& g, std::vector<Dispatch>& out) : g_(g), out_(out) {}
+
+    graph::Graph& graph() { return g_; }
+    const graph::Value& value(int id) const { return g_.values[id]; }
+
+    // Appends a dispatch of `kernel` for the node being lowered.
+    Dispatch& emit(const std::string& kernel) {
+        Dispatch d;
+        d.kernel = kernel;
+        d.node = node_;
+        out_.push_back(std::move(d));
+        return out_.back();
+    }
+
+    // A weight tensor derived while lowering (repacked, zero bias, ...).
+    int addConstant(const std::string& hint, Tensor t) { return g_.addConstant(hint, std::move(t)); }
+    // An intermediate tensor used only between this node's dispatches.
+    int addScratch(const std::string& hint, DataType type, graph::Shape shape) {
+        graph::Value v;
+        v.name = g_.uniqueName(hint);
+        v.dtype = type;
+        v.shape = std::move(shape);
+        v.hasShape = true;
+        return g_.addValue(std::move(v));
+    }
+
+    void setNode(int node) { node_ = node; }
+    int node() const { return node_; }
+
+    // True when the planner placed `value` inside `target` (in-place Concat): the producer
+    // of `value` already wrote it there, so no copy is needed.
+    bool storedInside(int value, int target) const {
+        return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
+               (*aliasParent_)[value] == target;
+    }
+    void setAliasParents(const std::vector<int>* parents) { aliasParent_ = parents; }
+
+private:
+    graph::Graph& g_;
+    std::vector<Dispatch>& out_;
+    int node_ = -1;
+    const std::vector<int>* aliasParent_ = nullptr;
+};
+
+// Binding helpers.
+inline Binding readOf(int value) { return {TensorRef{value}, Access::Read}; }
+inline Binding writeOf(int value) { return {TensorRef{value}, Access::Write}; }
+
+// Spec constants 3..5 carry the fused activation (kind, alpha, beta) in every kernel.
+inline void setActivation(Dispatch& d, const graph::Activation& act) {
+    d.spec.resize(3, 0);
+    d.spec[0] = static_cast<uint32_t>(act.kind);
+    uint32_t a, b;
+    std::memcpy(&a, &act.alpha, 4);
+    std::memcpy(&b, &act.beta, 4);
+    d.spec[1] = a;
+    d.spec[2] = b;
+}
+
+}  // namespace vkinfer::ops

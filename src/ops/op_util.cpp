@@ -1,0 +1,104 @@
+#include "ops/op_util.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace vkinfer::ops {
+
+const Tensor& constantInput(const Graph& g, const Node& n, size_t i, const char* what) {
+    const auto& v = inputValue(g, n, i);
+    if (!v.constant)
+        unsupported(n, "{} (input {} '{}') must be a constant or computable from input shapes", what, i, v.name);
+    return *v.constant;
+}
+
+std::vector<int64_t> tensorInts(const Tensor& t) {
+    std::vector<int64_t> out(static_cast<size_t>(t.elementCount()));
+    for (int64_t i = 0; i < t.elementCount(); ++i) out[i] = t.getInt(i);
+    return out;
+}
+
+void requireRank(const Node& n, const Shape& s, size_t rank, const char* what) {
+    if (s.size() != rank) shapeError(n, "{} must have rank {}, got shape {}", what, rank, shapeToString(s));
+}
+
+void requireFloat(const Graph& g, const Node& n, size_t i) {
+    const auto& v = inputValue(g, n, i);
+    if (v.dtype != DataType::Float32)
+        unsupported(n, "input '{}' is {}; this operator runs on float32 only", v.name, dataTypeName(v.dtype));
+}
+
+int64_t normalizeAxis(const Node& n, int64_t axis, int64_t rank) {
+    if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) shapeError(n, "axis {} is out of range for rank {}", axis, rank);
+    return axis < 0 ? axis + rank : axis;
+}
+
+Shape broadcastShapes(const Node& n, const Shape& a, const Shape& b) {
+    size_t rank = std::max(a.size(), b.size());
+    Shape out(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+        int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da != db && da != 1 && db != 1)
+            shapeError(n, "shapes {} and {} do not broadcast", shapeToString(a), shapeToString(b));
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+std::vector<int64_t> contiguousStrides(const Shape& s) {
+    std::vector<int64_t> st(s.size(), 1);
+    for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+    return st;
+}
+
+std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
+    std::vector<int64_t> st(out.size(), 0);
+    auto cs = contiguousStrides(in);
+    size_t off = out.size() - in.size();
+    for (size_t i = 0; i < in.size(); ++i) st[off + i] = in[i] == 1 ? 0 : cs[i];
+    return st;
+}
+
+std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local) {
+    int64_t groups = std::max<int64_t>((count + local - 1) / local, 1);
+    if (groups <= 65535) return {static_cast<uint32_t>(groups), 1, 1};
+    return {65535u, static_cast<uint32_t>((groups + 65534) / 65535), 1};
+}
+
+void requireIndexable(const Node& n, int64_t elements) {
+    if (elements > std::numeric_limits<int32_t>::max())
+        unsupported(n, "tensor of {} elements exceeds the kernels' 32-bit indexing", elements);
+}
+
+bool collapseDims(Shape& dims, std::vector<std::vector<int64_t>*> strides) {
+    Shape d;
+    std::vector<std::vector<int64_t>> st(strides.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] == 1) continue;
+        bool merge = !d.empty();
+        for (size_t k = 0; k < strides.size() && merge; ++k) merge = st[k].back() == (*strides[k])[i] * dims[i];
+        if (merge) {
+            d.back() *= dims[i];
+            for (size_t k = 0; k < strides.size(); ++k) st[k].back() = (*strides[k])[i];
+            continue;
+        }
+        d.push_back(dims[i]);
+        for (size_t k = 0; k < strides.size(); ++k) st[k].push_back((*strides[k])[i]);
+    }
+    if (d.empty()) {
+        d = {1};
+        for (auto& v : st) v = {0};
+    }
+    dims = d;
+    for (size_t k = 0; k < strides.size(); ++k) *strides[k] = st[k];
+    return dims.size() <= 6;
+}
+
+Tensor reshapeCopy(const Tensor& t, const Shape& shape) {
+    Tensor out = t;
+    out.reshape(shape);
+    return out;
+}
+
+}  // namespace vkinfer::ops

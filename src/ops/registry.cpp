@@ -1,0 +1,60 @@
+#include "ops/registry.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+const std::vector<OpDef>& table() {
+    static const std::vector<OpDef> t = [] {
+        std::vector<OpDef> v;
+        registerConvOps(v);
+        registerPoolOps(v);
+        registerElementwiseOps(v);
+        registerGemmOps(v);
+        registerLayoutOps(v);
+        registerResizeOps(v);
+        return v;
+    }();
+    return t;
+}
+
+}  // namespace
+
+const OpDef* findOp(std::string_view type, int64_t opset) {
+    for (const auto& d : table())
+        if (d.type == type && opset >= d.minOpset && opset <= d.maxOpset) return &d;
+    return nullptr;
+}
+
+const OpDef* findOpAnyOpset(std::string_view type) {
+    for (const auto& d : table())
+        if (d.type == type) return &d;
+    return nullptr;
+}
+
+std::vector<std::string_view> supportedOps() {
+    std::vector<std::string_view> names;
+    for (const auto& d : table())
+        if (std::find(names.begin(), names.end(), d.type) == names.end()) names.push_back(d.type);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void checkSupported(const graph::Graph& g) {
+    for (const auto& n : g.nodes) {
+        if (n.removed) continue;
+        if (!n.domain.empty())
+            fail(ErrorCode::Unsupported, "{}: domain '{}' is not supported (only the default ONNX domain)", n.describe(),
+                 n.domain);
+        if (findOp(n.opType, g.opset)) continue;
+        if (findOpAnyOpset(n.opType))
+            fail(ErrorCode::Unsupported, "{}: operator {} is not supported at opset {}", n.describe(), n.opType, g.opset);
+        fail(ErrorCode::Unsupported, "{}: operator {} (opset {}) is not supported", n.describe(), n.opType, g.opset);
+    }
+}
+
+}  // namespace vkinfer::ops

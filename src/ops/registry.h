@@ -1,0 +1,51 @@
+// The operator table: for each ONNX op type, how to infer its output shapes, evaluate it on
+// the CPU (constant folding, and the reference the op tests compare against) and lower it
+// to dispatches.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph.h"
+#include "ops/dispatch.h"
+
+namespace vkinfer::ops {
+
+class LowerContext;
+
+// CPU evaluation: inputs[i] is null for an omitted optional input; outputs arrive allocated
+// with the inferred dtype and shape.
+using EvalFn = void (*)(const graph::Node& node, std::span<const Tensor* const> inputs, std::span<Tensor> outputs);
+// Sets dtype and shape of the node's outputs; may read constant inputs. Throws ShapeError.
+using InferFn = void (*)(graph::Graph& g, const graph::Node& node);
+using LowerFn = void (*)(LowerContext& ctx, const graph::Node& node);
+
+struct OpDef {
+    std::string_view type;
+    int minOpset = 1;     // the opset range whose semantics this entry implements
+    int maxOpset = 1000;
+    InferFn infer = nullptr;
+    EvalFn evaluate = nullptr;
+    LowerFn lower = nullptr;   // null: the op is a view (output aliases input 0) or CPU-only
+    bool isView = false;       // output 0 shares input 0's bytes (Reshape, Flatten, ...)
+};
+
+// The entry for (op type, opset), or null.
+const OpDef* findOp(std::string_view type, int64_t opset);
+// The entry for the op type at any opset (to tell "unknown op" from "unsupported opset").
+const OpDef* findOpAnyOpset(std::string_view type);
+std::vector<std::string_view> supportedOps();
+
+// Throws Error(Unsupported) naming the first node whose op, domain or opset is not in the table.
+void checkSupported(const graph::Graph& g);
+
+// Registration, one function per source file in src/ops/.
+void registerConvOps(std::vector<OpDef>& table);
+void registerPoolOps(std::vector<OpDef>& table);
+void registerElementwiseOps(std::vector<OpDef>& table);
+void registerGemmOps(std::vector<OpDef>& table);
+void registerLayoutOps(std::vector<OpDef>& table);
+void registerResizeOps(std::vector<OpDef>& table);
+
+}  // namespace vkinfer::ops

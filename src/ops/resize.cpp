@@ -1,0 +1,200 @@
+// Resize (opset 10+) and Upsample over the two innermost dimensions: nearest with every
+// nearest_mode, or bilinear; coordinate transformation modes half_pixel,
+// pytorch_half_pixel, align_corners, asymmetric and tf_half_pixel_for_nn.
+#include <cmath>
+
+#include "ops/activation.h"
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+// Match COORD_MODE and NEAREST_MODE in shaders/resize.comp.
+enum class CoordMode : uint32_t { HalfPixel = 0, PytorchHalfPixel = 1, AlignCorners = 2, Asymmetric = 3, TfHalfPixelForNn = 4 };
+enum class NearestMode : uint32_t { RoundPreferFloor = 0, RoundPreferCeil = 1, Floor = 2, Ceil = 3 };
+
+struct ResizeSpec {
+    Shape out;
+    float scaleH = 1, scaleW = 1;
+    bool linear = false;
+    CoordMode coord = CoordMode::HalfPixel;
+    NearestMode nearest = NearestMode::RoundPreferFloor;
+};
+
+// `constant(i)` returns input i's constant value (throwing if it is not constant) or null
+// when the input is omitted.
+template <class ConstantFn>
+ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
+    if (in.size() < 2) shapeError(n, "input must have rank >= 2, got {}", shapeToString(in));
+    const size_t r = in.size();
+    ResizeSpec s;
+    std::vector<float> scales;
+    std::vector<int64_t> sizes;
+    // Opset-10 Resize (inputs X, scales) behaves like Upsample; later ones take X, roi, scales, sizes.
+    const bool legacy = n.opType == "Upsample" || n.inputs.size() <= 2;
+    if (n.opType == "Upsample" && n.hasAttr("scales")) {
+        scales = n.attrFloats("scales");
+    } else {
+        if (const Tensor* t = constant(legacy ? 1 : 2))
+            for (int64_t i = 0; i < t->elementCount(); ++i) scales.push_back(static_cast<float>(t->getDouble(i)));
+        if (!legacy)
+            if (const Tensor* t = constant(3)) sizes = tensorInts(*t);
+    }
+    if (n.hasAttr("axes") || n.attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
+        unsupported(n, "the axes and keep_aspect_ratio_policy attributes are not supported");
+    if (!sizes.empty()) {
+        if (sizes.size() != r) shapeError(n, "sizes has {} entries for rank {}", sizes.size(), r);
+        s.out = sizes;
+    } else if (scales.size() == r) {
+        for (size_t i = 0; i < r; ++i) s.out.push_back(static_cast<int64_t>(std::floor(in[i] * static_cast<double>(scales[i]))));
+    } else {
+        shapeError(n, "needs scales or sizes with one entry per dimension ({})", r);
+    }
+    for (size_t i = 0; i + 2 < r; ++i)
+        if (s.out[i] != in[i]) unsupported(n, "resizing dimension {} (only the two innermost dimensions resize)", i);
+    auto scaleOf = [&](size_t i) {
+        return sizes.empty() ? scales[i] : static_cast<float>(static_cast<double>(s.out[i]) / static_cast<double>(in[i]));
+    };
+    s.scaleH = r >= 2 ? scaleOf(r - 2) : 1.0f;
+    s.scaleW = scaleOf(r - 1);
+
+    std::string mode = n.attrString("mode", "nearest");
+    if (mode == "linear" || mode == "bilinear") s.linear = true;
+    else if (mode != "nearest") unsupported(n, "mode '{}' is not supported (nearest, linear)", mode);
+    if (legacy) {
+        s.coord = CoordMode::Asymmetric;
+        s.nearest = NearestMode::Floor;
+        return s;
+    }
+    std::string ct = n.attrString("coordinate_transformation_mode", "half_pixel");
+    if (ct == "half_pixel") s.coord = CoordMode::HalfPixel;
+    else if (ct == "pytorch_half_pixel") s.coord = CoordMode::PytorchHalfPixel;
+    else if (ct == "align_corners") s.coord = CoordMode::AlignCorners;
+    else if (ct == "asymmetric") s.coord = CoordMode::Asymmetric;
+    else if (ct == "tf_half_pixel_for_nn") s.coord = CoordMode::TfHalfPixelForNn;
+    else unsupported(n, "coordinate_transformation_mode '{}' is not supported", ct);
+    std::string nm = n.attrString("nearest_mode", "round_prefer_floor");
+    if (nm == "round_prefer_floor") s.nearest = NearestMode::RoundPreferFloor;
+    else if (nm == "round_prefer_ceil") s.nearest = NearestMode::RoundPreferCeil;
+    else if (nm == "floor") s.nearest = NearestMode::Floor;
+    else if (nm == "ceil") s.nearest = NearestMode::Ceil;
+    else unsupported(n, "nearest_mode '{}' is not supported", nm);
+    return s;
+}
+
+ResizeSpec resizeSpecOf(const Graph& g, const Node& n) {
+    return resizeSpec(n, inputShape(g, n, 0), [&](size_t i) -> const Tensor* {
+        if (n.input(i) < 0) return nullptr;
+        // An empty tensor stands for "not given" in opset 11-12 models.
+        const Tensor& t = constantInput(g, n, i, i == 3 ? "sizes" : "scales");
+        return t.elementCount() ? &t : nullptr;
+    });
+}
+
+void inferResize(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    setOutput(g, n, 0, DataType::Float32, resizeSpecOf(g, n).out);
+}
+
+// CPU twins of sourceCoord() and nearestIndex() in shaders/resize.comp.
+float sourceCoord(CoordMode m, int64_t o, float scale, int64_t inLen, int64_t outLen) {
+    float xo = static_cast<float>(o);
+    switch (m) {
+        case CoordMode::HalfPixel: return (xo + 0.5f) / scale - 0.5f;
+        case CoordMode::PytorchHalfPixel: return outLen > 1 ? (xo + 0.5f) / scale - 0.5f : 0.0f;
+        case CoordMode::AlignCorners:
+            return outLen > 1 ? xo * static_cast<float>(inLen - 1) / static_cast<float>(outLen - 1) : 0.0f;
+        case CoordMode::Asymmetric: return xo / scale;
+        case CoordMode::TfHalfPixelForNn: return (xo + 0.5f) / scale;
+    }
+    return 0;
+}
+
+int64_t nearestIndex(NearestMode m, float c, int64_t inLen) {
+    float r;
+    bool half = c == std::floor(c) + 0.5f;
+    switch (m) {
+        case NearestMode::RoundPreferFloor: r = half ? std::floor(c) : std::round(c); break;
+        case NearestMode::RoundPreferCeil: r = half ? std::ceil(c) : std::round(c); break;
+        case NearestMode::Floor: r = std::floor(c); break;
+        default: r = std::ceil(c); break;
+    }
+    return std::clamp<int64_t>(static_cast<int64_t>(r), 0, inLen - 1);
+}
+
+void evalResizeWith(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor& y) {
+    const Shape& in = x.shape();
+    const size_t r = in.size();
+    int64_t IH = r >= 2 ? in[r - 2] : 1, IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+    int64_t planes = x.elementCount() / std::max<int64_t>(IH * IW, 1);
+    const float* px = x.as<float>();
+    float* py = y.as<float>();
+    for (int64_t p = 0; p < planes; ++p)
+        for (int64_t oy = 0; oy < OH; ++oy)
+            for (int64_t ox = 0; ox < OW; ++ox) {
+                float cy = sourceCoord(s.coord, oy, s.scaleH, IH, OH), cx = sourceCoord(s.coord, ox, s.scaleW, IW, OW);
+                const float* base = px + p * IH * IW;
+                float v;
+                if (!s.linear) {
+                    v = base[nearestIndex(s.nearest, cy, IH) * IW + nearestIndex(s.nearest, cx, IW)];
+                } else {
+                    cy = std::clamp(cy, 0.0f, static_cast<float>(IH - 1));
+                    cx = std::clamp(cx, 0.0f, static_cast<float>(IW - 1));
+                    int64_t y0 = static_cast<int64_t>(std::floor(cy)), x0 = static_cast<int64_t>(std::floor(cx));
+                    int64_t y1 = std::min(y0 + 1, IH - 1), x1 = std::min(x0 + 1, IW - 1);
+                    float fy = cy - static_cast<float>(y0), fx = cx - static_cast<float>(x0);
+                    float top = base[y0 * IW + x0] * (1 - fx) + base[y0 * IW + x1] * fx;
+                    float bot = base[y1 * IW + x0] * (1 - fx) + base[y1 * IW + x1] * fx;
+                    v = top * (1 - fy) + bot * fy;
+                }
+                py[(p * OH + oy) * OW + ox] = applyActivation(n.activation, v);
+            }
+}
+
+void lowerResize(LowerContext& ctx, const Node& n) {
+    ResizeSpec s = resizeSpecOf(ctx.graph(), n);
+    const Shape& in = ctx.value(n.inputs[0]).shape;
+    const size_t r = in.size();
+    int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+    int64_t count = ctx.value(n.outputs[0]).elementCount();
+    requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
+    Dispatch& d = ctx.emit("resize");
+    setActivation(d, n.activation);
+    d.spec.push_back(s.linear ? 1 : 0);
+    d.spec.push_back(static_cast<uint32_t>(s.coord));
+    d.spec.push_back(static_cast<uint32_t>(s.nearest));
+    struct {
+        uint32_t NC, IH, IW, OH, OW;
+        float scaleH, scaleW;
+    } p{static_cast<uint32_t>(count / std::max<int64_t>(OH * OW, 1)),
+        static_cast<uint32_t>(IH),
+        static_cast<uint32_t>(IW),
+        static_cast<uint32_t>(OH),
+        static_cast<uint32_t>(OW),
+        s.scaleH,
+        s.scaleW};
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
+}  // namespace
+
+namespace {
+void evalResize(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    ResizeSpec spec = resizeSpec(n, in[0]->shape(), [&](size_t i) -> const Tensor* {
+        return i < in.size() && in[i] && in[i]->elementCount() ? in[i] : nullptr;
+    });
+    evalResizeWith(n, spec, *in[0], out[0]);
+}
+}  // namespace
+
+void registerResizeOps(std::vector<OpDef>& t) {
+    t.push_back({"Resize", 10, 1000, inferResize, evalResize, lowerResize});
+    t.push_back({"Upsample", 7, 9, inferResize, evalResize, lowerResize});
+}
+
+}  // namespace vkinfer::ops

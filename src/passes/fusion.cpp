@@ -1,0 +1,159 @@
+#include "passes/fusion.h"
+
+#include <cfloat>
+#include <algorithm>
+#include <cmath>
+
+#include "passes/specialize.h"
+
+namespace vkinfer::passes {
+
+using graph::ActKind;
+using graph::Graph;
+using graph::Node;
+
+namespace {
+
+// The live node producing `value` if `value` is read only by `reader`, is not a graph
+// output, and comes from a node of one of the given types; else null.
+Node* soleProducer(Graph& g, int value, int reader, std::initializer_list<const char*> types) {
+    if (value < 0 || g.isGraphOutput(value)) return nullptr;
+    int p = g.values[value].producer;
+    if (p < 0 || g.nodes[p].removed) return nullptr;
+    auto users = g.consumers(value);
+    if (users.size() != 1 || users[0] != reader) return nullptr;
+    // The value must appear once among the reader's inputs (Add(x, x) cannot fuse).
+    int uses = 0;
+    for (int in : g.nodes[reader].inputs) uses += in == value;
+    if (uses != 1) return nullptr;
+    for (const char* t : types)
+        if (g.nodes[p].opType == t) return &g.nodes[p];
+    return nullptr;
+}
+
+const Tensor* constantInput(const Graph& g, const Node& n, size_t i) {
+    int v = n.input(i);
+    return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
+}
+
+// Replaces producer's output with the fused node's output and retires the fused node.
+void absorb(Graph& g, Node& producer, Node& fused) {
+    producer.outputs[0] = fused.outputs[0];
+    producer.fusedNames.push_back(fused.name);
+    for (auto& n : fused.fusedNames) producer.fusedNames.push_back(n);
+    fused.removed = true;
+    g.relinkProducers();
+}
+
+bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
+    if (n.opType == "Relu") {
+        act->kind = ActKind::Relu;
+    } else if (n.opType == "Sigmoid") {
+        act->kind = ActKind::Sigmoid;
+    } else if (n.opType == "Tanh") {
+        act->kind = ActKind::Tanh;
+    } else if (n.opType == "LeakyRelu") {
+        act->kind = ActKind::LeakyRelu;
+        act->alpha = n.attrFloat("alpha", 0.01f);
+    } else if (n.opType == "Clip") {
+        act->kind = ActKind::Clip;
+        act->alpha = -FLT_MAX;
+        act->beta = FLT_MAX;
+        if (g.opset < 11) {
+            act->alpha = n.attrFloat("min", -FLT_MAX);
+            act->beta = n.attrFloat("max", FLT_MAX);
+        } else {
+            for (size_t i = 1; i < 3; ++i) {
+                if (n.input(i) < 0) continue;
+                const Tensor* t = constantInput(g, n, i);
+                if (!t || t->elementCount() != 1) return false;
+                (i == 1 ? act->alpha : act->beta) = static_cast<float>(t->getDouble(0));
+            }
+        }
+    } else {
+        return false;
+    }
+    return g.values[n.inputs[0]].dtype == DataType::Float32;
+}
+
+}  // namespace
+
+void foldBatchNorm(Graph& g) {
+    g.relinkProducers();
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& bn = g.nodes[i];
+        if (bn.removed || bn.opType != "BatchNormalization") continue;
+        if (bn.outputs.size() > 1 && std::any_of(bn.outputs.begin() + 1, bn.outputs.end(), [](int o) { return o >= 0; }))
+            continue;  // training-mode outputs are requested
+        Node* conv = soleProducer(g, bn.inputs[0], static_cast<int>(i), {"Conv"});
+        if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
+        const Tensor* w = constantInput(g, *conv, 1);
+        const Tensor* b = conv->input(2) >= 0 ? constantInput(g, *conv, 2) : nullptr;
+        const Tensor *scale = constantInput(g, bn, 1), *bias = constantInput(g, bn, 2), *mean = constantInput(g, bn, 3),
+                     *var = constantInput(g, bn, 4);
+        if (!w || (conv->input(2) >= 0 && !b) || !scale || !bias || !mean || !var) continue;
+        if (w->dtype() != DataType::Float32) continue;
+        const int64_t m = w->shape()[0];
+        if (scale->elementCount() != m) continue;
+        const int64_t per = w->elementCount() / m;
+        const float eps = bn.attrFloat("epsilon", 1e-5f);
+        Tensor nw = *w;
+        Tensor nb(DataType::Float32, {m});
+        for (int64_t c = 0; c < m; ++c) {
+            double k = scale->getDouble(c) / std::sqrt(var->getDouble(c) + eps);
+            for (int64_t j = 0; j < per; ++j) nw.as<float>()[c * per + j] = static_cast<float>(w->as<float>()[c * per + j] * k);
+            double b0 = b ? b->getDouble(c) : 0.0;
+            nb.as<float>()[c] = static_cast<float>((b0 - mean->getDouble(c)) * k + bias->getDouble(c));
+        }
+        conv->inputs.resize(3);
+        conv->inputs[1] = g.addConstant(g.values[conv->inputs[1]].name + "_bnfolded", std::move(nw));
+        conv->inputs[2] = g.addConstant(conv->name + "_bnfolded_bias", std::move(nb));
+        absorb(g, *conv, bn);
+    }
+}
+
+void fuseResidualAdd(Graph& g) {
+    g.relinkProducers();
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& add = g.nodes[i];
+        if (add.removed || add.opType != "Add" || add.inputs.size() != 2) continue;
+        const auto& outShape = g.values[add.outputs[0]].shape;
+        for (int side = 0; side < 2; ++side) {
+            int a = add.inputs[side], r = add.inputs[1 - side];
+            if (g.values[a].shape != outShape || g.values[r].shape != outShape) break;
+            if (g.values[a].dtype != DataType::Float32 || g.values[r].dtype != DataType::Float32) break;
+            Node* conv = soleProducer(g, a, static_cast<int>(i), {"Conv"});
+            if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
+            conv->inputs.resize(3, -1);
+            conv->inputs.push_back(r);
+            absorb(g, *conv, add);
+            break;
+        }
+    }
+}
+
+void fuseActivations(Graph& g) {
+    g.relinkProducers();
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& actNode = g.nodes[i];
+        graph::Activation act;
+        if (actNode.removed || !activationOf(g, actNode, &act)) continue;
+        Node* p = soleProducer(g, actNode.inputs[0], static_cast<int>(i),
+                               {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization"});
+        if (!p || p->activation.kind != ActKind::None) continue;
+        if (p->outputs.size() > 1 && std::any_of(p->outputs.begin() + 1, p->outputs.end(), [](int o) { return o >= 0; }))
+            continue;
+        p->activation = act;
+        absorb(g, *p, actNode);
+    }
+}
+
+void runFusions(Graph& g) {
+    foldBatchNorm(g);
+    fuseResidualAdd(g);
+    fuseActivations(g);
+    removeDeadNodes(g);
+    sortTopologically(g);  // a fused residual may come from a node listed after its reader
+}
+
+}  // namespace vkinfer::passes

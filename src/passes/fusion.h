@@ -1,0 +1,21 @@
+// Graph rewrites after specialization that reduce dispatches (and so barriers):
+//   foldBatchNorm:     Conv -> BatchNormalization  =>  Conv with scaled weights and bias
+//   fuseResidualAdd:   Conv -> Add(conv, r)        =>  Conv that adds r in its epilogue
+//   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
+//                      =>  producer with the activation applied before its store
+// Each rewrite only fires when the intermediate tensor has no other reader and is not a
+// graph output, so no value the user can observe changes.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace vkinfer::passes {
+
+void foldBatchNorm(graph::Graph& g);
+void fuseResidualAdd(graph::Graph& g);
+void fuseActivations(graph::Graph& g);
+
+// All of the above, in an order where each enables the next.
+void runFusions(graph::Graph& g);
+
+}  // namespace vkinfer::passes

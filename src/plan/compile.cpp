@@ -1,0 +1,282 @@
+#include "plan/compile.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "ops/lower_context.h"
+#include "ops/registry.h"
+#include "passes/fusion.h"
+#include "passes/specialize.h"
+#include "plan/memory_planner.h"
+#include "plan/scheduler.h"
+
+namespace vkinfer::plan {
+
+using graph::Graph;
+using graph::Node;
+
+const char* allocKindName(AllocKind kind) {
+    switch (kind) {
+        case AllocKind::Weights: return "weights";
+        case AllocKind::Arena: return "arena";
+        case AllocKind::Input: return "input";
+        case AllocKind::Output: return "output";
+    }
+    return "?";
+}
+
+namespace {
+
+int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+// Storage aliasing: value v lives at byte `offset` inside `parent` (views, in-place Concat).
+struct Aliases {
+    std::vector<int> parent;
+    std::vector<int64_t> offset;
+
+    explicit Aliases(size_t n) : parent(n, -1), offset(n, 0) {}
+    void grow(size_t n) {
+        parent.resize(n, -1);
+        offset.resize(n, 0);
+    }
+    int root(int v, int64_t* off) const {
+        int64_t o = 0;
+        while (parent[v] >= 0) {
+            o += offset[v];
+            v = parent[v];
+        }
+        if (off) *off = o;
+        return v;
+    }
+};
+
+bool producesWithDispatch(const Graph& g, int value, const std::vector<char>& isView) {
+    int p = g.values[value].producer;
+    return p >= 0 && !isView[p];
+}
+
+// Concat writes each input into a contiguous slice of its output when everything before the
+// axis has extent 1; an input qualifies when its producer can write there directly.
+void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t alignment, Aliases& al) {
+    for (const Node& n : g.nodes) {
+        if (n.opType != "Concat") continue;
+        int out = n.outputs[0];
+        const auto& shape = g.values[out].shape;
+        int64_t rank = static_cast<int64_t>(shape.size());
+        int64_t axis = n.attrInt("axis", 0);
+        if (axis < 0) axis += rank;
+        int64_t outer = 1;
+        for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+        if (outer != 1) continue;
+        int64_t offset = 0;
+        for (int in : n.inputs) {
+            int64_t bytes = g.values[in].byteSize();
+            int uses = static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), in));
+            bool ok = uses == 1 && al.parent[in] < 0 && !g.values[in].constant && !g.isGraphInput(in) &&
+                      !g.isGraphOutput(in) && producesWithDispatch(g, in, isView) && offset % alignment == 0 &&
+                      g.values[in].dtype == g.values[out].dtype && bytes > 0;
+            if (ok) {
+                al.parent[in] = out;
+                al.offset[in] = offset;
+            }
+            offset += bytes;
+        }
+    }
+}
+
+Range rangeOf(const Graph& g, const Aliases& al, const ops::TensorRef& ref) {
+    int64_t off = 0;
+    int root = al.root(ref.value, &off);
+    int64_t size = ref.size >= 0 ? ref.size : g.values[ref.value].byteSize() - ref.offset;
+    return Range{root, off + ref.offset, off + ref.offset + size, ref.value};
+}
+
+Command commandOf(const Graph& g, const Aliases& al, const ops::Dispatch& d) {
+    Command c;
+    for (const auto& b : d.bindings) {
+        Range r = rangeOf(g, al, b.ref);
+        (b.access == ops::Access::Read ? c.reads : c.writes).push_back(r);
+    }
+    return c;
+}
+
+void emitCopy(ops::LowerContext& ctx, int src, int dst) {
+    ops::Dispatch& d = ctx.emit("copy_words");
+    int64_t words = (ctx.value(src).byteSize() + 3) / 4;
+    struct {
+        uint32_t count;
+    } pc{static_cast<uint32_t>(words)};
+    d.setPush(pc);
+    d.groups = {ops::ceilDiv(words, 256), 1, 1};
+    d.localSize = {256, 1, 1};
+    d.bindings = {ops::writeOf(dst), ops::readOf(src)};
+}
+
+}  // namespace
+
+CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const PlanOptions& options) {
+    CompiledPlan plan;
+    plan.sync = options.sync;
+    plan.alignment = std::max<int64_t>(options.alignment, 16);
+    for (int o : model.outputs) plan.outputNames.push_back(model.values[o].name);
+
+    Graph g = passes::specialize(model, shapes);
+    passes::runFusions(g);
+    plan.inputCount = static_cast<int>(g.inputs.size());
+
+    // Views and in-place Concat.
+    std::vector<char> isView(g.nodes.size(), 0);
+    Aliases al(g.values.size());
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
+        const ops::OpDef* def = ops::findOp(n.opType, g.opset);
+        if (!def) ops::checkSupported(g);
+        if (def->isView && n.inputs[0] >= 0 && !g.values[n.inputs[0]].constant) {
+            isView[i] = 1;
+            al.parent[n.outputs[0]] = n.inputs[0];
+            plan.viewNodes.push_back(n.name);
+        }
+    }
+    planInPlaceConcat(g, isView, plan.alignment, al);
+
+    // Lowering.
+    std::vector<ops::Dispatch> dispatches;
+    ops::LowerContext ctx(g, dispatches);
+    ctx.setAliasParents(&al.parent);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (isView[i]) continue;
+        const Node& n = g.nodes[i];
+        const ops::OpDef* def = ops::findOp(n.opType, g.opset);
+        if (!def->lower)
+            fail(ErrorCode::Unsupported, "{}: {} cannot run on the GPU with these inputs (only constant inputs are folded)",
+                 n.describe(), n.opType);
+        size_t before = dispatches.size();
+        ctx.setNode(static_cast<int>(i));
+        def->lower(ctx, n);
+        if (dispatches.size() == before) plan.viewNodes.push_back(n.name);
+    }
+    al.grow(g.values.size());
+
+    // Each graph output needs bytes of its own: copy when its storage is a graph input, a
+    // constant, or shared with another output.
+    std::set<int> claimedRoots;
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        int out = g.outputs[k];
+        int root = al.root(out, nullptr);
+        bool own = !g.values[root].constant && !g.isGraphInput(root) && !claimedRoots.count(root);
+        if (own) {
+            claimedRoots.insert(root);
+            continue;
+        }
+        graph::Value copy = g.values[out];
+        copy.name = g.uniqueName(copy.name + "_output");
+        copy.constant.reset();
+        int dst = g.addValue(std::move(copy));
+        al.grow(g.values.size());
+        ctx.setNode(-1);
+        emitCopy(ctx, out, dst);
+        g.outputs[k] = dst;
+        claimedRoots.insert(dst);
+    }
+    al.grow(g.values.size());
+
+    // Schedule on logical storage (each root its own allocation).
+    std::vector<Command> logical;
+    for (const auto& d : dispatches) logical.push_back(commandOf(g, al, d));
+    Schedule sched = scheduleWaves(logical);
+    plan.waves = sched.waves;
+
+    // Classify roots.
+    const size_t nv = g.values.size();
+    std::vector<char> rootUsed(nv, 0);
+    std::vector<int> firstWave(nv, INT32_MAX), lastWave(nv, -1);
+    for (size_t c = 0; c < dispatches.size(); ++c)
+        for (const auto& rs : {logical[c].reads, logical[c].writes})
+            for (const auto& r : rs) {
+                rootUsed[r.alloc] = 1;
+                firstWave[r.alloc] = std::min(firstWave[r.alloc], sched.wave[c]);
+                lastWave[r.alloc] = std::max(lastWave[r.alloc], sched.wave[c]);
+            }
+
+    plan.allocations.push_back({"weights", AllocKind::Weights, 0, -1});
+    plan.allocations.push_back({"arena", AllocKind::Arena, 0, -1});
+    std::vector<Location> rootLoc(nv);
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        int v = g.inputs[i].value;
+        plan.allocations.push_back({"input:" + g.values[v].name, AllocKind::Input, g.values[v].byteSize(), static_cast<int>(i)});
+        rootLoc[v] = {plan.inputAlloc(static_cast<int>(i)), 0};
+    }
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+        int64_t off = 0;
+        int root = al.root(g.outputs[k], &off);
+        plan.allocations.push_back({"output:" + plan.outputNames[k], AllocKind::Output, g.values[root].byteSize(),
+                                    static_cast<int>(k)});
+        rootLoc[root] = {plan.outputAlloc(static_cast<int>(k)), 0};
+    }
+
+    // Weights, packed in first-use order.
+    int64_t weightCursor = 0;
+    for (int c : sched.order)
+        for (const auto& r : logical[c].reads) {
+            int v = r.alloc;
+            if (!g.values[v].constant || rootLoc[v].alloc >= 0) continue;
+            rootLoc[v] = {kWeightsAlloc, weightCursor};
+            plan.weightValues.push_back(v);
+            weightCursor += alignUp(std::max<int64_t>(g.values[v].byteSize(), 4), plan.alignment);
+        }
+    plan.allocations[kWeightsAlloc].size = weightCursor;
+
+    // Arena for the remaining roots.
+    std::vector<int> arenaRoots;
+    std::vector<BufferRequest> requests;
+    for (size_t v = 0; v < nv; ++v) {
+        if (!rootUsed[v] || rootLoc[v].alloc >= 0) continue;
+        if (g.values[v].constant) continue;
+        arenaRoots.push_back(static_cast<int>(v));
+        requests.push_back({g.values[v].byteSize(), firstWave[v], lastWave[v]});
+        plan.summary.intermediateBytes += static_cast<uint64_t>(g.values[v].byteSize());
+    }
+    MemoryPlan mem = planMemory(requests, plan.alignment);
+    for (size_t i = 0; i < arenaRoots.size(); ++i) rootLoc[arenaRoots[i]] = {kArenaAlloc, mem.offsets[i]};
+    plan.allocations[kArenaAlloc].size = mem.arenaSize;
+
+    // Every value's location (views resolve through their root).
+    plan.location.assign(nv, Location{});
+    for (size_t v = 0; v < nv; ++v) {
+        int64_t off = 0;
+        int root = al.root(static_cast<int>(v), &off);
+        if (rootLoc[root].alloc >= 0) plan.location[v] = {rootLoc[root].alloc, rootLoc[root].offset + off};
+    }
+
+    // Final order, accesses and barriers.
+    for (int c : sched.order) {
+        ops::Dispatch d = std::move(dispatches[c]);
+        Command cmd;
+        for (const auto& b : d.bindings) {
+            const Location& loc = plan.location[b.ref.value];
+            if (loc.alloc < 0)
+                fail(ErrorCode::Internal, "tensor '{}' has no storage", g.values[b.ref.value].name);
+            int64_t size = b.ref.size >= 0 ? b.ref.size : g.values[b.ref.value].byteSize() - b.ref.offset;
+            Range r{loc.alloc, loc.offset + b.ref.offset, loc.offset + b.ref.offset + size, b.ref.value};
+            (b.access == ops::Access::Read ? cmd.reads : cmd.writes).push_back(r);
+        }
+        plan.dispatches.push_back(std::move(d));
+        plan.commands.push_back(std::move(cmd));
+        plan.wave.push_back(sched.wave[c]);
+    }
+    plan.barriers = placeBarriers(plan.commands, options.sync == SyncMode::Conservative);
+    plan.graph = std::move(g);
+
+    auto& s = plan.summary;
+    s.dispatches = plan.dispatches.size();
+    s.barriers = static_cast<size_t>(std::count_if(plan.barriers.begin(), plan.barriers.end(),
+                                                   [](const Barrier& b) { return b.present; }));
+    s.waves = static_cast<size_t>(plan.waves);
+    s.barrierLowerBound = plan.waves > 0 ? static_cast<size_t>(plan.waves - 1) : 0;
+    s.arenaBytes = static_cast<uint64_t>(mem.arenaSize);
+    s.weightBytes = static_cast<uint64_t>(weightCursor);
+    return plan;
+}
+
+}  // namespace vkinfer::plan

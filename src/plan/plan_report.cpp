@@ -1,0 +1,131 @@
+// Plan reports: the JSON behind `vkinfer plan --json` and the text listing.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/compile.h"
+
+namespace vkinfer::plan {
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> nodeNames(const CompiledPlan& plan, const ops::Dispatch& d) {
+    if (d.node < 0) return {};
+    const auto& n = plan.graph.nodes[d.node];
+    std::vector<std::string> names{n.name};
+    names.insert(names.end(), n.fusedNames.begin(), n.fusedNames.end());
+    return names;
+}
+
+std::string opName(const CompiledPlan& plan, const ops::Dispatch& d) {
+    if (d.node < 0) return "Copy";
+    const auto& n = plan.graph.nodes[d.node];
+    std::string op = n.opType;
+    if (n.inputs.size() > 3 && n.opType == "Conv") op += "+Add";
+    if (n.activation.kind != graph::ActKind::None) op += std::string("+") + graph::actKindName(n.activation.kind);
+    return op;
+}
+
+json rangesJson(const CompiledPlan& plan, const std::vector<Range>& ranges) {
+    json a = json::array();
+    for (const auto& r : ranges)
+        a.push_back({{"tensor", plan.graph.values[r.tag].name},
+                     {"allocation", plan.allocations[r.alloc].name},
+                     {"offset", r.begin},
+                     {"bytes", r.end - r.begin}});
+    return a;
+}
+
+json shapeJson(const std::vector<int64_t>& s) { return json(s); }
+
+}  // namespace
+
+std::string planToJson(const CompiledPlan& plan) {
+    const auto& s = plan.summary;
+    json j;
+    j["model"] = plan.graph.label;
+    j["sync"] = syncModeName(plan.sync);
+    j["alignment"] = plan.alignment;
+    json inputs = json::object();
+    for (const auto& in : plan.graph.inputs) inputs[plan.graph.values[in.value].name] = shapeJson(plan.graph.values[in.value].shape);
+    j["inputs"] = inputs;
+    json outputs = json::object();
+    for (size_t k = 0; k < plan.graph.outputs.size(); ++k)
+        outputs[plan.outputNames[k]] = shapeJson(plan.graph.values[plan.graph.outputs[k]].shape);
+    j["outputs"] = outputs;
+    j["dispatches"] = s.dispatches;
+    j["barriers"] = s.barriers;
+    j["barrier_lower_bound"] = s.barrierLowerBound;
+    j["waves"] = s.waves;
+    j["arena_bytes"] = s.arenaBytes;
+    j["intermediate_bytes"] = s.intermediateBytes;
+    j["weight_bytes"] = s.weightBytes;
+    json allocs = json::array();
+    for (size_t i = 0; i < plan.allocations.size(); ++i)
+        allocs.push_back({{"id", i},
+                          {"name", plan.allocations[i].name},
+                          {"kind", allocKindName(plan.allocations[i].kind)},
+                          {"bytes", plan.allocations[i].size}});
+    j["allocations"] = allocs;
+    j["views"] = plan.viewNodes;
+    json sched = json::array();
+    for (size_t i = 0; i < plan.dispatches.size(); ++i) {
+        const auto& d = plan.dispatches[i];
+        json e;
+        e["index"] = i;
+        e["op"] = opName(plan, d);
+        e["kernel"] = d.kernel;
+        e["nodes"] = nodeNames(plan, d);
+        e["wave"] = plan.wave[i];
+        e["groups"] = d.groups;
+        e["reads"] = rangesJson(plan, plan.commands[i].reads);
+        e["writes"] = rangesJson(plan, plan.commands[i].writes);
+        const Barrier& b = plan.barriers[i];
+        if (!b.present) {
+            e["barrier"] = nullptr;
+        } else {
+            json hz = json::array();
+            for (const auto& h : b.hazards)
+                hz.push_back({{"kind", hazardKindName(h.kind)},
+                              {"allocation", plan.allocations[h.alloc].name},
+                              {"tensors", {plan.graph.values[h.earlierTag].name, plan.graph.values[h.laterTag].name}},
+                              {"after_dispatch", h.earlierCommand}});
+            e["barrier"] = {{"memory_dependency", b.needsMemoryDependency() || plan.sync == SyncMode::Conservative},
+                            {"hazards", hz}};
+        }
+        sched.push_back(std::move(e));
+    }
+    j["schedule"] = sched;
+    return j.dump(1);
+}
+
+std::string planToText(const CompiledPlan& plan) {
+    const auto& s = plan.summary;
+    std::string out;
+    for (size_t i = 0; i < plan.dispatches.size(); ++i) {
+        const auto& d = plan.dispatches[i];
+        const Barrier& b = plan.barriers[i];
+        if (b.present) {
+            std::string what;
+            for (const auto& h : b.hazards) {
+                if (!what.empty()) what += ", ";
+                what += fmt::format("{} {}", hazardKindName(h.kind), plan.graph.values[h.laterTag].name);
+            }
+            out += fmt::format("      ---- barrier{}{}\n", what.empty() ? "" : ": ", what);
+        }
+        auto names = nodeNames(plan, d);
+        out += fmt::format("{:4}  w{:<3} {:<22} {:<20} {}\n", i, plan.wave[i], opName(plan, d), d.kernel,
+                           names.empty() ? std::string("(output copy)") : names.front());
+    }
+    out += fmt::format(
+        "{} dispatches, {} barriers (lower bound {}, {} waves); arena {:.2f} MiB for {:.2f} MiB of intermediates "
+        "({:.1f}%); weights {:.2f} MiB; sync {}\n",
+        s.dispatches, s.barriers, s.barrierLowerBound, s.waves, s.arenaBytes / 1048576.0, s.intermediateBytes / 1048576.0,
+        s.intermediateBytes ? 100.0 * s.arenaBytes / s.intermediateBytes : 0.0, s.weightBytes / 1048576.0,
+        syncModeName(plan.sync));
+    return out;
+}
+
+}  // namespace vkinfer::plan

@@ -1,0 +1,69 @@
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/context_impl.h"
+
+namespace vkinfer {
+
+bool validationRequestedByEnvironment() {
+    const char* v = std::getenv("VKINFER_VALIDATE");
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+namespace detail {
+
+void ContextImpl::checkValidation(const char* during) {
+    if (!instance) return;
+    auto messages = instance->messages().take();
+    if (messages.empty()) return;
+    std::string text = fmt::format("the validation layer reported {} message{} during {}:", messages.size(),
+                                   messages.size() == 1 ? "" : "s", during);
+    for (const auto& m : messages) text += "\n  " + m;
+    fail(ErrorCode::ValidationError, "{}", text);
+}
+
+uint32_t ContextImpl::planAlignment(uint32_t requested) const {
+    return static_cast<uint32_t>(std::max<uint64_t>(requested, info.minStorageBufferOffsetAlignment));
+}
+
+}  // namespace detail
+
+Result<std::vector<DeviceInfo>> listDevices() {
+    return guardResult<std::vector<DeviceInfo>>([] {
+        vk::Instance instance(false);
+        std::vector<DeviceInfo> out;
+        auto phys = instance.physicalDevices();
+        for (uint32_t i = 0; i < phys.size(); ++i) out.push_back(vk::queryDeviceInfo(instance.handle(), phys[i], i));
+        return out;
+    });
+}
+
+Result<Context> Context::create(const ContextOptions& options) {
+    return guardResult<Context>([&] {
+        auto impl = std::make_shared<detail::ContextImpl>();
+        impl->instance = std::make_unique<vk::Instance>(options.validate || validationRequestedByEnvironment());
+        auto phys = impl->instance->physicalDevices();
+        std::vector<DeviceInfo> infos;
+        for (uint32_t i = 0; i < phys.size(); ++i)
+            infos.push_back(vk::queryDeviceInfo(impl->instance->handle(), phys[i], i));
+        uint32_t chosen = vk::pickDevice(infos, options.deviceIndex);
+        impl->info = infos[chosen];
+        if (VK_API_VERSION_MINOR(impl->info.apiVersion) < 2 && VK_API_VERSION_MAJOR(impl->info.apiVersion) == 1)
+            fail(ErrorCode::Unsupported, "device '{}' supports Vulkan {}; vkinfer needs 1.2", impl->info.name,
+                 impl->info.apiVersionString);
+        impl->device = std::make_unique<vk::Device>(phys[chosen], impl->info);
+        impl->pipelines = std::make_unique<vk::PipelineCache>(*impl->device);
+        impl->checkValidation("device creation");
+        return Context(std::move(impl));
+    });
+}
+
+const DeviceInfo& Context::device() const { return impl_->info; }
+bool Context::validationEnabled() const { return impl_->validation(); }
+std::vector<std::string> Context::takeValidationMessages() {
+    return impl_->instance ? impl_->instance->messages().take() : std::vector<std::string>{};
+}
+
+}  // namespace vkinfer

@@ -1,0 +1,110 @@
+#include "vkinfer/model.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "io/onnx_import.h"
+#include "ops/registry.h"
+#include "runtime/model_data.h"
+
+namespace vkinfer {
+
+bool TensorDesc::isDynamic() const {
+    return std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+}
+
+namespace {
+
+std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, const std::string& label) {
+    auto m = std::make_shared<detail::ModelData>();
+    m->graph = io::importOnnx(data, size, label);
+    m->label = label;
+    m->nodeCount = m->graph.nodes.size();
+    ops::checkSupported(m->graph);
+    for (const auto& in : m->graph.inputs) {
+        const auto& v = m->graph.values[in.value];
+        m->inputs.push_back({v.name, v.dtype, in.dims, in.dimNames});
+    }
+    for (size_t k = 0; k < m->graph.outputs.size(); ++k) {
+        const auto& v = m->graph.values[m->graph.outputs[k]];
+        TensorDesc d{v.name, v.dtype, {}, {}};
+        for (const auto& n : m->graph.outputDimNames[k]) {
+            d.shape.push_back(-1);
+            d.dimNames.push_back(n);
+        }
+        m->outputs.push_back(std::move(d));
+    }
+    return m;
+}
+
+}  // namespace
+
+Result<Model> Model::load(const std::string& path) {
+    return guardResult<Model>([&] {
+        std::ifstream f(path, std::ios::binary);
+        if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        std::string bytes = ss.str();
+        Model model;
+        model.data_ = buildModel(bytes.data(), bytes.size(), path);
+        return model;
+    });
+}
+
+Result<Model> Model::fromBytes(const void* data, size_t size, const std::string& label) {
+    return guardResult<Model>([&] {
+        Model model;
+        model.data_ = buildModel(data, size, label);
+        return model;
+    });
+}
+
+const std::vector<TensorDesc>& Model::inputs() const { return data_->inputs; }
+const std::vector<TensorDesc>& Model::outputs() const { return data_->outputs; }
+int64_t Model::opset() const { return data_->graph.opset; }
+size_t Model::nodeCount() const { return data_->nodeCount; }
+const std::string& Model::label() const { return data_->label; }
+
+Result<InputShapes> Model::resolveShapes(const InputShapes& given) const {
+    return guardResult<InputShapes>([&] {
+        for (const auto& [name, shape] : given) {
+            bool known = std::any_of(data_->inputs.begin(), data_->inputs.end(),
+                                     [&](const TensorDesc& d) { return d.name == name; });
+            if (!known) {
+                std::string names;
+                for (const auto& d : data_->inputs) names += (names.empty() ? "'" : ", '") + d.name + "'";
+                fail(ErrorCode::InvalidArgument, "the model has no input named '{}' (its inputs: {})", name, names);
+            }
+        }
+        InputShapes out;
+        for (const auto& d : data_->inputs) {
+            auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == d.name; });
+            if (it != given.end()) {
+                const auto& s = it->second;
+                if (!d.shape.empty() && s.size() != d.shape.size())
+                    fail(ErrorCode::InvalidArgument, "input '{}' has rank {} but the model declares rank {} ({})", d.name,
+                         s.size(), d.shape.size(), shapeToString(d.shape));
+                for (size_t i = 0; i < s.size(); ++i) {
+                    if (s[i] < 0) fail(ErrorCode::InvalidArgument, "input '{}': negative dimension {}", d.name, i);
+                    if (i < d.shape.size() && d.shape[i] >= 0 && d.shape[i] != s[i])
+                        fail(ErrorCode::InvalidArgument, "input '{}' has shape {} but the model declares {} (dimension {})",
+                             d.name, shapeToString(s), shapeToString(d.shape), i);
+                }
+                out.emplace_back(d.name, s);
+                continue;
+            }
+            for (size_t i = 0; i < d.shape.size(); ++i)
+                if (d.shape[i] < 0)
+                    fail(ErrorCode::InvalidArgument,
+                         "input '{}' has a dynamic dimension {} ('{}'); give its shape (CLI: --shape {}=...)", d.name, i,
+                         d.dimNames[i], d.name);
+            out.emplace_back(d.name, d.shape);
+        }
+        return out;
+    });
+}
+
+}  // namespace vkinfer

@@ -1,0 +1,56 @@
+// VkInstance creation, with the Khronos validation layer and synchronization validation
+// when asked; validation messages are collected for the caller to turn into failures.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vkinfer/context.h"
+
+namespace vkinfer::vk {
+
+// Messages reported by the validation layer (thread-safe; the callback may run on any thread).
+class MessageLog {
+public:
+    void add(std::string message);
+    std::vector<std::string> take();
+    bool empty();
+
+private:
+    std::mutex mutex_;
+    std::vector<std::string> messages_;
+};
+
+class Instance {
+public:
+    // Throws Error when Vulkan is unavailable or validation was requested without the layer.
+    explicit Instance(bool validate);
+    ~Instance();
+    Instance(const Instance&) = delete;
+    Instance& operator=(const Instance&) = delete;
+
+    VkInstance handle() const { return instance_; }
+    bool validation() const { return validate_; }
+    MessageLog& messages() { return *log_; }
+    std::vector<VkPhysicalDevice> physicalDevices() const;
+
+private:
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    bool validate_ = false;
+    std::unique_ptr<MessageLog> log_;
+};
+
+// Everything DeviceInfo reports, read from the physical device.
+DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t index);
+
+// Picks per ContextOptions::deviceIndex (-1: discrete, then integrated, then first).
+uint32_t pickDevice(const std::vector<DeviceInfo>& devices, int requested);
+
+bool hasDeviceExtension(VkPhysicalDevice phys, const char* name);
+
+}  // namespace vkinfer::vk

@@ -1,0 +1,105 @@
+#include "vk/pipelines.h"
+
+#include <vector>
+
+#include "vk/check.h"
+#include "vk/shader_table.h"
+
+namespace vkinfer::vk {
+
+const ShaderBlob* findShader(std::string_view name) {
+    for (const auto& s : shaderTable())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+PipelineCache::PipelineCache(Device& device) : device_(device) {
+    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    VK_CHECK(vkCreatePipelineCache(device_.handle(), &info, nullptr, &cache_));
+}
+
+PipelineCache::~PipelineCache() {
+    VkDevice dev = device_.handle();
+    for (auto& [k, p] : pipelines_) vkDestroyPipeline(dev, p.pipeline, nullptr);
+    for (auto& [k, m] : modules_) vkDestroyShaderModule(dev, m, nullptr);
+    for (auto& [k, l] : layouts_) {
+        vkDestroyPipelineLayout(dev, l.pipeline, nullptr);
+        vkDestroyDescriptorSetLayout(dev, l.set, nullptr);
+    }
+    vkDestroyPipelineCache(dev, cache_, nullptr);
+}
+
+PipelineCache::Layout PipelineCache::layoutFor(uint32_t bindings) {
+    auto it = layouts_.find(bindings);
+    if (it != layouts_.end()) return it->second;
+    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+    for (uint32_t i = 0; i < bindings; ++i) {
+        b[i].binding = i;
+        b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        b[i].descriptorCount = 1;
+        b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    Layout l;
+    VkDescriptorSetLayoutCreateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    si.bindingCount = bindings;
+    si.pBindings = b.data();
+    VK_CHECK(vkCreateDescriptorSetLayout(device_.handle(), &si, nullptr, &l.set));
+    // One push-constant range of the 128 bytes every device guarantees, shared by all kernels.
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(ops::kMaxPushConstantBytes)};
+    VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pi.setLayoutCount = 1;
+    pi.pSetLayouts = &l.set;
+    pi.pushConstantRangeCount = 1;
+    pi.pPushConstantRanges = &range;
+    VK_CHECK(vkCreatePipelineLayout(device_.handle(), &pi, nullptr, &l.pipeline));
+    layouts_[bindings] = l;
+    return l;
+}
+
+VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
+    auto it = modules_.find(kernel);
+    if (it != modules_.end()) return it->second;
+    const ShaderBlob* blob = findShader(kernel);
+    if (!blob) fail(ErrorCode::Internal, "no embedded shader named '{}'", kernel);
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = blob->words * sizeof(uint32_t);
+    info.pCode = blob->code;
+    VkShaderModule m;
+    VK_CHECK(vkCreateShaderModule(device_.handle(), &info, nullptr, &m));
+    modules_[kernel] = m;
+    return m;
+}
+
+Pipeline PipelineCache::get(const ops::Dispatch& d) {
+    std::string key = d.kernel + "|" + std::to_string(d.bindings.size());
+    for (uint32_t v : d.localSize) key += "," + std::to_string(v);
+    for (uint32_t v : d.spec) key += ":" + std::to_string(v);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = pipelines_.find(key);
+    if (it != pipelines_.end()) return it->second;
+
+    Layout layout = layoutFor(static_cast<uint32_t>(d.bindings.size()));
+    std::vector<uint32_t> values(d.localSize.begin(), d.localSize.end());
+    values.insert(values.end(), d.spec.begin(), d.spec.end());
+    std::vector<VkSpecializationMapEntry> entries(values.size());
+    for (uint32_t i = 0; i < values.size(); ++i) entries[i] = {i, i * 4u, 4};
+    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
+
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = moduleFor(d.kernel);
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &spec;
+    info.layout = layout.pipeline;
+    Pipeline p{VK_NULL_HANDLE, layout.pipeline, layout.set};
+    VkResult r = vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &p.pipeline);
+    if (r != VK_SUCCESS)
+        throw Error(Status(ErrorCode::VulkanError,
+                           fmt::format("vkCreateComputePipelines for kernel '{}' returned {}", d.kernel, resultName(r)),
+                           static_cast<int32_t>(r)));
+    pipelines_[key] = p;
+    return p;
+}
+
+}  // namespace vkinfer::vk
