@@ -1,6 +1,7 @@
 // vkinfer: neural-network inference on Vulkan compute. Umbrella header.
 #pragma once
 
+#include "vkinfer/compare.h"
 #include "vkinfer/context.h"
 #include "vkinfer/model.h"
 #include "vkinfer/plan.h"
