@@ -44,6 +44,8 @@ struct PlanSummary {
 // Compiles the plan for the given input shapes (see Model::resolveShapes) and returns it as
 // JSON (format in docs/CLI.md) and/or a summary.
 Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
+// A listing for people: one line per dispatch with its wave, and each barrier with its hazards.
+Result<std::string> planText(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
 Result<PlanSummary> planSummary(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
 
 }  // namespace vkinfer

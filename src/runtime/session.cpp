@@ -111,20 +111,4 @@ Result<std::string> Session::planJson(const InputShapes& shapes) {
 const Model& Session::model() const { return impl_->model; }
 const SessionOptions& Session::options() const { return impl_->options; }
 
-const char* syncModeName(SyncMode mode) { return mode == SyncMode::Minimal ? "minimal" : "conservative"; }
-
-Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
-    return guardResult<std::string>([&] {
-        InputShapes resolved = unwrap(model.resolveShapes(shapes));
-        return plan::planToJson(plan::compilePlan(model.data()->graph, resolved, options));
-    });
-}
-
-Result<PlanSummary> planSummary(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
-    return guardResult<PlanSummary>([&] {
-        InputShapes resolved = unwrap(model.resolveShapes(shapes));
-        return plan::compilePlan(model.data()->graph, resolved, options).summary;
-    });
-}
-
 }  // namespace vkinfer

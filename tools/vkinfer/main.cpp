@@ -1,24 +1,28 @@
+// vkinfer: command-line front end of the engine (docs/CLI.md).
 #include <fmt/format.h>
-#include <vkinfer/vkinfer.h>
+
+#include "common.h"
+
 int main(int argc, char** argv) {
-    if (argc < 3) return 2;
-    auto model = vkinfer::Model::load(argv[1]);
-    if (!model) { fmt::print(stderr, "{}\n", model.status().toString()); return 1; }
-    auto ctx = vkinfer::Context::create({-1, true});
-    if (!ctx) { fmt::print(stderr, "{}\n", ctx.status().toString()); return 1; }
-    auto sess = vkinfer::Session::create(*ctx, *model);
-    auto in = vkinfer::loadTensorFile(argv[2]);
-    if (!in) { fmt::print(stderr, "{}\n", in.status().toString()); return 1; }
-    vkinfer::RunStats st;
-    auto out = sess->run({{model->inputs()[0].name, *in}}, &st);
-    if (!out) { fmt::print(stderr, "{}\n", out.status().toString()); return 1; }
-    if (argc > 3) {
-        auto ref = vkinfer::loadTensorFile(argv[3]);
-        const auto& y = (*out)[0].tensor;
-        double maxErr = 0, maxRef = 0;
-        for (int64_t i = 0; i < y.elementCount(); ++i) { maxErr = std::max(maxErr, std::abs(y.getDouble(i) - ref->getDouble(i))); maxRef = std::max(maxRef, std::abs(ref->getDouble(i))); }
-        (void)vkinfer::saveNpy("/tmp/out.npy", y);
-        fmt::print("max err {} (max ref {}) gpu {:.2f} ms wall {:.2f} ms\n", maxErr, maxRef, st.gpuMs, st.wallMs);
+    using namespace vkinfer::cli;
+    CLI::App app{"vkinfer: neural-network inference on Vulkan compute (ONNX models)", "vkinfer"};
+    app.set_version_flag("--version", std::string("vkinfer ") + vkinfer::versionString());
+    app.require_subcommand(1);
+    app.fallthrough();
+    GlobalOptions global;
+    addGlobalOptions(app, global);
+    addDevicesCommand(app, global);
+    addRunCommand(app, global);
+    addCheckCommand(app, global);
+    addPlanCommand(app, global);
+    addBenchCommand(app, global);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const CliError& e) {
+        if (*e.what()) fmt::print(stderr, "vkinfer: error: {}\n", e.what());
+        return e.exitCode();
     }
     return 0;
 }

@@ -1,0 +1,33 @@
+// The device-free planning entry points of include/vkinfer/plan.h.
+#include "core/error.h"
+#include "plan/compile.h"
+#include "runtime/model_data.h"
+#include "vkinfer/plan.h"
+
+namespace vkinfer {
+
+const char* syncModeName(SyncMode mode) { return mode == SyncMode::Minimal ? "minimal" : "conservative"; }
+
+namespace {
+
+plan::CompiledPlan compileFor(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
+    if (!model.data()) fail(ErrorCode::InvalidArgument, "the model is empty");
+    InputShapes resolved = unwrap(model.resolveShapes(shapes));
+    return plan::compilePlan(model.data()->graph, resolved, options);
+}
+
+}  // namespace
+
+Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
+    return guardResult<std::string>([&] { return plan::planToJson(compileFor(model, shapes, options)); });
+}
+
+Result<std::string> planText(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
+    return guardResult<std::string>([&] { return plan::planToText(compileFor(model, shapes, options)); });
+}
+
+Result<PlanSummary> planSummary(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
+    return guardResult<PlanSummary>([&] { return compileFor(model, shapes, options).summary; });
+}
+
+}  // namespace vkinfer

@@ -1,0 +1,96 @@
+// vkinfer bench: latency per inference over many runs.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+namespace {
+
+struct BenchArgs {
+    std::string model;
+    int iters = 50;
+    int warmup = 5;
+    std::vector<std::string> inputs;
+    std::vector<std::string> shapes;
+    bool json = false;
+};
+
+struct Stats {
+    double median, min, p90, mean;
+};
+
+Stats statsOf(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))]; };
+    return {at(0.5), v.front(), at(0.9), sum / static_cast<double>(v.size())};
+}
+
+void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
+    if (a.iters < 1) throw CliError("--iters must be at least 1", 2);
+    Model model = orDie(Model::load(a.model));
+    std::vector<NamedTensor> inputs =
+        a.inputs.empty() ? syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)))
+                         : loadInputs(a.inputs, model);
+    Context ctx = makeContext(g);
+    Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
+    for (int i = 0; i < std::max(a.warmup, 1); ++i) orDie(session.run(inputs));
+    std::vector<double> wall, gpu;
+    for (int i = 0; i < a.iters; ++i) {
+        RunStats s;
+        orDie(session.run(inputs, &s));
+        wall.push_back(s.wallMs);
+        if (s.gpuMs >= 0) gpu.push_back(s.gpuMs);
+    }
+    Stats w = statsOf(wall);
+    std::string shapeText;
+    for (const auto& in : inputs) shapeText += (shapeText.empty() ? "" : ", ") + in.name + "=" + shapeToString(in.tensor.shape());
+    if (a.json) {
+        nlohmann::json j{{"model", a.model},
+                         {"device", ctx.device().name},
+                         {"inputs", shapeText},
+                         {"sync", syncModeName(syncMode(g))},
+                         {"iters", a.iters},
+                         {"wall_ms", {{"median", w.median}, {"min", w.min}, {"p90", w.p90}, {"mean", w.mean}}}};
+        if (!gpu.empty()) {
+            Stats s = statsOf(gpu);
+            j["gpu_ms"] = {{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
+        }
+        fmt::print("{}\n", j.dump(1));
+        return;
+    }
+    fmt::print("{} on {} ({}), sync {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
+               syncModeName(syncMode(g)), a.iters, std::max(a.warmup, 1));
+    fmt::print("  wall ms   median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (host copies, submit, wait)\n", w.median, w.min,
+               w.p90);
+    if (!gpu.empty()) {
+        Stats s = statsOf(gpu);
+        fmt::print("  GPU ms    median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (timestamps around the dispatches)\n", s.median,
+                   s.min, s.p90);
+    } else {
+        fmt::print("  GPU ms    n/a (the queue has no timestamp support)\n");
+    }
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app, GlobalOptions& g) {
+    auto* cmd = app.add_subcommand("bench", "Measure latency per inference: median, min and p90 of wall and GPU time");
+    auto a = std::make_shared<BenchArgs>();
+    cmd->add_option("model", a->model, "ONNX model file")->required();
+    cmd->add_option("--iters", a->iters, "Timed iterations")->capture_default_str();
+    cmd->add_option("--warmup", a->warmup, "Untimed iterations first (at least 1: it compiles the plan)")
+        ->capture_default_str();
+    cmd->add_option("-i,--input", a->inputs, "Input as NAME=FILE (default: uniform [0,1) values)");
+    cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for dynamic inputs");
+    cmd->add_flag("--json", a->json, "Print JSON");
+    cmd->callback([a, &g] { benchCommand(*a, g); });
+}
+
+}  // namespace vkinfer::cli

@@ -1,0 +1,48 @@
+// vkinfer plan: the schedule, barriers and memory plan, computed without a GPU.
+#include <fmt/format.h>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+namespace {
+
+struct PlanArgs {
+    std::string model;
+    bool json = false;
+    std::vector<std::string> shapes;
+    uint32_t alignment = 64;
+};
+
+void planCommand(const PlanArgs& a, const GlobalOptions& g) {
+    Model model = orDie(Model::load(a.model));
+    InputShapes shapes = resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model));
+    PlanOptions o;
+    o.sync = syncMode(g);
+    o.alignment = a.alignment;
+    if (a.json) {
+        fmt::print("{}\n", orDie(planJson(model, shapes, o)));
+        return;
+    }
+    fmt::print("{}", orDie(planText(model, shapes, o)));
+}
+
+}  // namespace
+
+void addPlanCommand(CLI::App& app, GlobalOptions& g) {
+    auto* cmd = app.add_subcommand(
+        "plan", "Print the execution plan: dispatches in recording order with their waves and barriers, and the memory "
+                "plan (no GPU needed)");
+    auto a = std::make_shared<PlanArgs>();
+    cmd->add_option("model", a->model, "ONNX model file")->required();
+    cmd->add_flag("--json", a->json, "Print the plan as JSON (format in docs/CLI.md)");
+    cmd->add_option("--shape", a->shapes,
+                    "Input shape NAME=1x3x224x224 for dynamic inputs (default: the model's static shape, else the "
+                    "shape in test_data_set_0 beside the model)");
+    cmd->add_option("--alignment", a->alignment, "Byte alignment of tensors in the arena")
+        ->capture_default_str()
+        ->check(CLI::Range(16u, 65536u));
+    cmd->callback([a, &g] { planCommand(*a, g); });
+}
+
+}  // namespace vkinfer::cli

@@ -1,0 +1,85 @@
+// vkinfer run: one inference on given inputs, with an output summary and timing.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+namespace {
+
+struct RunArgs {
+    std::string model;
+    std::vector<std::string> inputs;
+    std::string outDir;
+    bool random = false;
+    std::vector<std::string> shapes;
+};
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void runCommand(const RunArgs& a, const GlobalOptions& g) {
+    Model model = orDie(Model::load(a.model));
+    std::vector<NamedTensor> inputs;
+    if (a.random) {
+        inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)));
+    } else if (a.inputs.empty()) {
+        std::string list;
+        for (const auto& d : model.inputs())
+            list += fmt::format("\n  {} {} {}", d.name, dataTypeName(d.dtype), shapeToString(d.shape));
+        throw CliError(fmt::format("no inputs given; the model takes:{}\ngive each with -i NAME=FILE (.npy or .pb), or "
+                                   "use --random",
+                                   list),
+                       2);
+    } else {
+        inputs = loadInputs(a.inputs, model);
+    }
+
+    Context ctx = makeContext(g);
+    Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    auto t0 = std::chrono::steady_clock::now();
+    orDie(session.prepare(shapes));
+    double prepareMs = msSince(t0);
+    RunStats stats;
+    auto outputs = orDie(session.run(inputs, &stats));
+
+    fmt::print("model   {} (opset {}, {} nodes) on {}\n", a.model, model.opset(), model.nodeCount(), ctx.device().name);
+    for (const auto& in : inputs) fmt::print("input   {}: {}\n", in.name, summarize(in.tensor));
+    for (const auto& out : outputs) fmt::print("output  {}: {}\n", out.name, summarize(out.tensor));
+    fmt::print("time    prepare {:.1f} ms (plan, pipelines, weight upload); inference {:.2f} ms wall, {} GPU; sync {}{}\n",
+               prepareMs, stats.wallMs, stats.gpuMs >= 0 ? fmt::format("{:.2f} ms", stats.gpuMs) : "n/a",
+               syncModeName(syncMode(g)), ctx.validationEnabled() ? ", validation on (no messages)" : "");
+
+    if (!a.outDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(a.outDir, ec);
+        if (ec) throw CliError(fmt::format("cannot create '{}': {}", a.outDir, ec.message()));
+        for (const auto& out : outputs) {
+            std::string path = (std::filesystem::path(a.outDir) / (safeFileName(out.name) + ".npy")).string();
+            orDie(saveNpy(path, out.tensor));
+            fmt::print("wrote   {}\n", path);
+        }
+    }
+}
+
+}  // namespace
+
+void addRunCommand(CLI::App& app, GlobalOptions& g) {
+    auto* cmd = app.add_subcommand("run", "Run a model once on inputs from files and summarize the outputs");
+    auto a = std::make_shared<RunArgs>();
+    cmd->add_option("model", a->model, "ONNX model file")->required();
+    cmd->add_option("-i,--input", a->inputs,
+                    "Input as NAME=FILE (.npy or ONNX TensorProto .pb); FILE alone for a single-input model");
+    cmd->add_option("-o,--output-dir", a->outDir, "Write each output to DIR/<output name>.npy");
+    cmd->add_flag("--random", a->random, "Use uniform [0,1) inputs instead of files (shapes from --shape or the model)");
+    cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for --random with dynamic dimensions");
+    cmd->callback([a, &g] { runCommand(*a, g); });
+}
+
+}  // namespace vkinfer::cli
