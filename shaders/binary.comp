@@ -16,6 +16,17 @@ layout(push_constant) uniform Params {
     uint strideB[6];
 } p;
 
+// ONNX Pow follows C/NumPy pow(). GLSL pow(u, v) is undefined for u < 0 and for u = 0 with
+// v <= 0 (lavapipe returns NaN for (-2)^3), so signs, zeros and v = 0 are handled here.
+float powOnnx(float u, float v) {
+    if (v == 0.0) return 1.0;
+    if (u == 0.0) return v > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);  // +inf
+    if (u > 0.0) return pow(u, v);
+    if (v != floor(v)) return uintBitsToFloat(0x7fc00000u);  // NaN: negative base, fractional exponent
+    float m = pow(-u, v);
+    return mod(v, 2.0) == 1.0 ? -m : m;
+}
+
 float apply(float u, float v) {
     if (OP == 0u) return u + v;
     if (OP == 1u) return u - v;
@@ -23,7 +34,7 @@ float apply(float u, float v) {
     if (OP == 3u) return u / v;
     if (OP == 4u) return max(u, v);
     if (OP == 5u) return min(u, v);
-    if (OP == 6u) return pow(u, v);
+    if (OP == 6u) return powOnnx(u, v);
     return u;
 }
 

@@ -19,7 +19,9 @@ layout(push_constant) uniform Params {
 } p;
 
 void main() {
-    uint idx = gl_GlobalInvocationID.x;
+    // ops::grid1d spills past 65535 workgroups into y: fold it back (without this, outputs
+    // beyond 65535 * 64 were never written).
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     uint total = p.N * p.M * p.OH * p.OW;
     if (idx >= total) return;
     uint ox = idx % p.OW, t = idx / p.OW;

@@ -145,8 +145,13 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         d->groups = grid1d(g.N * g.M * g.OH * g.OW, 64);
     } else {
         bool smallM = Mg <= 16;
-        d = &ctx.emit(std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : ""));
         uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
+        // The tile grid has no 65535-group spill (unlike grid1d): refuse rather than record
+        // a dispatch beyond maxComputeWorkGroupCount's guaranteed minimum.
+        if ((pixels + bn - 1) / bn > 65535 || (Mg + bm - 1) / bm > 65535 || g.groups > 65535)
+            unsupported(n, "{} output pixels x {} channels per group exceed the GEMM kernel's workgroup grid", pixels,
+                        Mg);
+        d = &ctx.emit(std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : ""));
         d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
         d->groups = {ceilDiv(pixels, bn), ceilDiv(Mg, bm), static_cast<uint32_t>(g.groups)};
     }

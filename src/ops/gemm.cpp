@@ -49,9 +49,13 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     bool smallM = p.M <= 16;
     std::string kernel = smallM ? "gemm_t16x128" : "gemm_t64x64";
     if (p.hasC) kernel += "_c";
+    uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
+    // The tile grid has no 65535-group spill: refuse rather than exceed the guaranteed
+    // maxComputeWorkGroupCount.
+    if ((p.N + bn - 1) / bn > 65535 || (p.M + bm - 1) / bm > 65535)
+        unsupported(n, "a {}x{} product exceeds the GEMM kernel's workgroup grid", p.M, p.N);
     Dispatch& d = ctx.emit(kernel);
     setActivation(d, n.activation);
-    uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
     d.localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
     int64_t batches = p.outer * p.inner;
     if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);

@@ -63,6 +63,10 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     std::string mode = n.attrString("mode", "nearest");
     if (mode == "linear" || mode == "bilinear") s.linear = true;
     else if (mode != "nearest") unsupported(n, "mode '{}' is not supported (nearest, linear)", mode);
+    // Opset 18 antialias widens the linear filter when downsampling; silently ignoring it
+    // gave plain bilinear results. (It does nothing for nearest or when upsampling.)
+    if (s.linear && n.attrInt("antialias", 0) != 0 && (s.scaleH < 1.0f || s.scaleW < 1.0f))
+        unsupported(n, "antialias=1 when downsampling is not supported");
     if (legacy) {
         s.coord = CoordMode::Asymmetric;
         s.nearest = NearestMode::Floor;

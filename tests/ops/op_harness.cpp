@@ -44,4 +44,81 @@ void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTens
     }
 }
 
+std::vector<Tensor> cpuReference(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                                 const std::string& what) {
+    auto model = builder.build();
+    if (!model.ok()) {
+        ADD_FAILURE() << what << ": " << model.status().toString();
+        return {};
+    }
+    try {
+        return passes::runOnCpu(model->data()->graph, inputs);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << what << ": CPU reference failed: " << e.what();
+        return {};
+    }
+}
+
+void expectTensorNear(const Tensor& actual, const Tensor& expected, const std::string& what, Tolerance tol) {
+    Comparison c = compareTensors(actual, expected, tol);
+    EXPECT_TRUE(c.pass) << what << ": " << (c.problem.empty() ? "" : c.problem + "; ") << c.mismatches
+                        << " mismatches, max error " << c.maxAbsError << " (worst index " << c.worstIndex << ", got "
+                        << (c.worstIndex >= 0 && actual.dtype() == DataType::Float32 ? actual.as<float>()[c.worstIndex] : 0.0f)
+                        << ", want "
+                        << (c.worstIndex >= 0 && expected.dtype() == DataType::Float32 ? expected.as<float>()[c.worstIndex]
+                                                                                        : 0.0f)
+                        << ")";
+}
+
+void expectReferenceEquals(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                           const std::vector<Tensor>& expected, const std::string& what, Tolerance tol) {
+    std::vector<Tensor> cpu = cpuReference(builder, inputs, what);
+    ASSERT_EQ(cpu.size(), expected.size()) << what;
+    for (size_t i = 0; i < cpu.size(); ++i)
+        expectTensorNear(cpu[i], expected[i], what + " (CPU reference vs hand-computed, output " + std::to_string(i) + ")",
+                         tol);
+    if (gpuAvailable()) expectGpuMatchesCpu(builder, inputs, what);
+}
+
+int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs) {
+    auto model = builder.build();
+    if (!model.ok()) {
+        ADD_FAILURE() << model.status().toString();
+        return -1;
+    }
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    auto summary = planSummary(*model, shapes);
+    if (!summary.ok()) {
+        ADD_FAILURE() << summary.status().toString();
+        return -1;
+    }
+    return static_cast<int64_t>(summary->dispatches);
+}
+
+void expectUnsupported(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what) {
+    auto model = builder.build();
+    if (!model.ok()) {
+        EXPECT_EQ(model.status().code(), ErrorCode::Unsupported) << what << ": " << model.status().toString();
+        return;
+    }
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    auto summary = planSummary(*model, shapes);
+    ASSERT_FALSE(summary.ok()) << what << ": expected an Unsupported error";
+    EXPECT_EQ(summary.status().code(), ErrorCode::Unsupported) << what << ": " << summary.status().toString();
+}
+
+Tensor iotaTensor(const std::vector<int64_t>& shape, float start, float step) {
+    Tensor t(DataType::Float32, shape);
+    for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = start + step * static_cast<float>(i);
+    return t;
+}
+
+uint32_t seedOf(const std::string& what) {
+    uint32_t h = 2166136261u;  // FNV-1a: stable across platforms, unlike std::hash
+    for (unsigned char c : what) h = (h ^ c) * 16777619u;
+    return h;
+}
+
 }  // namespace vkinfer::testing

@@ -14,11 +14,42 @@ namespace vkinfer::testing {
 
 // Tolerance for op tests: float32 kernels against double-accumulating references.
 inline Tolerance opTolerance() { return Tolerance{1e-4, 1e-5, true}; }
+// Tolerance for checking the CPU reference against hand-computed values.
+inline Tolerance exactTolerance() { return Tolerance{1e-5, 1e-6, true}; }
 
 // Builds the model, runs it on the GPU in minimal and conservative sync modes, and expects
 // every output to match the CPU reference within `tol` (and the two modes to agree bit for
 // bit). `what` names the case in failure messages.
 void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
                          Tolerance tol = opTolerance());
+
+// The CPU reference outputs (the ops' unfused naive evaluate functions); records a test
+// failure and returns an empty vector when the model does not build or run.
+std::vector<Tensor> cpuReference(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                                 const std::string& what);
+
+// Checks the CPU reference itself against hand-computed outputs (so it is not just
+// trusted), then, where a GPU exists, the GPU against the reference.
+void expectReferenceEquals(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                           const std::vector<Tensor>& expected, const std::string& what,
+                           Tolerance tol = exactTolerance());
+
+// Expects `actual` to match `expected` (shape, type and values within `tol`).
+void expectTensorNear(const Tensor& actual, const Tensor& expected, const std::string& what,
+                      Tolerance tol = exactTolerance());
+
+// Dispatches in the compiled plan for these inputs' shapes (to check that a fusion fired or
+// an in-place Concat needed no copy); -1 (and a test failure) when planning fails.
+int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs);
+
+// Expects the model to build but its session to fail with Unsupported (an attribute
+// combination the engine rejects instead of computing it wrong).
+void expectUnsupported(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what);
+
+// 0, 1, 2, ... (times `step`, plus `start`) in row-major order.
+Tensor iotaTensor(const std::vector<int64_t>& shape, float start = 0.0f, float step = 1.0f);
+
+// A seed derived from a case name, so that every case gets different data.
+uint32_t seedOf(const std::string& what);
 
 }  // namespace vkinfer::testing
