@@ -24,6 +24,9 @@ struct TensorDesc {
     std::vector<int64_t> shape;
     // The symbolic name of each dynamic dimension ("N", "H"), empty for fixed ones.
     std::vector<std::string> dimNames;
+    // False when the model declares no shape for an input at all (any rank is accepted and
+    // the shape must be given).
+    bool rankKnown = true;
     bool isDynamic() const;
 };
 

@@ -1,6 +1,8 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 namespace vkinfer::graph {
 
@@ -118,6 +120,60 @@ void Graph::relinkProducers() {
         for (int o : nodes[i].outputs)
             if (o >= 0) values[o].producer = static_cast<int>(i);
     }
+}
+
+bool Graph::topologicalOrder(std::vector<int>* order, std::vector<int>* cycle) const {
+    const size_t n = nodes.size();
+    std::vector<int> missing(n, 0);
+    std::vector<std::vector<int>> users(n);
+    // The producer a node waits for through input `in`, or -1 (constants never wait).
+    auto waitsFor = [&](int in) { return in >= 0 && !values[in].constant ? values[in].producer : -1; };
+    for (size_t i = 0; i < n; ++i) {
+        if (nodes[i].removed) continue;
+        for (int in : nodes[i].inputs)
+            if (int p = waitsFor(in); p >= 0) {
+                ++missing[i];
+                users[p].push_back(static_cast<int>(i));
+            }
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+    for (size_t i = 0; i < n; ++i)
+        if (!nodes[i].removed && missing[i] == 0) ready.push(static_cast<int>(i));
+    order->clear();
+    while (!ready.empty()) {
+        int i = ready.top();
+        ready.pop();
+        order->push_back(i);
+        for (int u : users[i])
+            if (--missing[u] == 0) ready.push(u);
+    }
+    size_t live = static_cast<size_t>(std::count_if(nodes.begin(), nodes.end(), [](const Node& x) { return !x.removed; }));
+    if (order->size() == live) return true;
+    if (!cycle) return false;
+    // Every node left waits for another node left: walk back through such producers until a
+    // node repeats; that node lies on a cycle.
+    auto blockedProducer = [&](int k) {
+        for (int in : nodes[k].inputs)
+            if (int p = waitsFor(in); p >= 0 && missing[p] > 0) return p;
+        return -1;
+    };
+    int at = 0;
+    while (nodes[at].removed || missing[at] == 0) ++at;
+    std::vector<char> seen(n, 0);
+    while (!seen[at]) {
+        seen[at] = 1;
+        at = blockedProducer(at);
+    }
+    cycle->assign({at});
+    for (int k = blockedProducer(at); k != at; k = blockedProducer(k)) cycle->push_back(k);
+    std::reverse(cycle->begin(), cycle->end());  // producers first
+    return false;
+}
+
+std::string Graph::describeCycle(const std::vector<int>& cycle) const {
+    std::string path;
+    for (int k : cycle) path += nodes[k].describe() + " -> ";
+    return path + (cycle.empty() ? std::string() : nodes[cycle.front()].describe());
 }
 
 }  // namespace vkinfer::graph

@@ -72,6 +72,7 @@ struct InputDecl {
     int value = -1;
     std::vector<int64_t> dims;
     std::vector<std::string> dimNames;
+    bool rankKnown = true;  // false when the model declares no shape at all
 };
 
 struct Graph {
@@ -95,6 +96,14 @@ struct Graph {
     std::vector<int> consumers(int value) const;
     // Recomputes Value::producer from the live nodes.
     void relinkProducers();
+
+    // Live nodes ordered so that producers come before their consumers (among ready nodes
+    // the smallest index first, so a valid order is kept). Producers must be linked. On a
+    // cycle returns false and, if `cycle` is given, fills it with the nodes along one cycle
+    // in data-flow order.
+    bool topologicalOrder(std::vector<int>* order, std::vector<int>* cycle = nullptr) const;
+    // "'a' (Relu) -> 'b' (Add) -> 'a' (Relu)" for a cycle found by topologicalOrder.
+    std::string describeCycle(const std::vector<int>& cycle) const;
 
 private:
     std::unordered_map<std::string, int> index_;

@@ -30,8 +30,12 @@ Comparison compareTensors(const Tensor& actual, const Tensor& expected, const To
         return c;
     }
     const int64_t n = expected.elementCount();
-    for (int64_t i = 0; i < n; ++i) c.maxAbsExpected = std::max(c.maxAbsExpected, std::abs(expected.getDouble(i)));
-    if (std::isinf(c.maxAbsExpected)) c.maxAbsExpected = 0;
+    // The scale is the largest finite |expected|: one infinite reference value used to reset
+    // it to 0 (and with it the relative atol of every other element).
+    for (int64_t i = 0; i < n; ++i) {
+        double r = std::abs(expected.getDouble(i));
+        if (std::isfinite(r)) c.maxAbsExpected = std::max(c.maxAbsExpected, r);
+    }
     c.atolUsed = exact ? 0 : tol.atol * (tol.atolRelativeToMax ? c.maxAbsExpected : 1.0);
     double worst = -1;
     for (int64_t i = 0; i < n; ++i) {
@@ -46,13 +50,16 @@ Comparison compareTensors(const Tensor& actual, const Tensor& expected, const To
             if (std::isnan(r) && std::isnan(y)) continue;
             if (std::isinf(r) && y == r) continue;
         }
+        // An infinite reference is matched only by the same infinity: its bound rtol*|r| is
+        // infinite, so any finite value or the opposite infinity used to pass.
+        const bool infMismatch = std::isinf(r);
         double err = std::abs(y - r);
         if (std::isnan(err)) err = INFINITY;
         c.maxAbsError = std::max(c.maxAbsError, err);
         double bound = c.atolUsed + tol.rtol * std::abs(r);
-        if (exact || !(err <= bound)) {
+        if (exact || infMismatch || !(err <= bound)) {
             ++c.mismatches;
-            double rel = bound > 0 ? err / bound : INFINITY;
+            double rel = !infMismatch && bound > 0 ? err / bound : INFINITY;
             if (rel > worst) {
                 worst = rel;
                 c.worstIndex = i;

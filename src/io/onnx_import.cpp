@@ -52,11 +52,12 @@ Tensor constantNodeValue(const onnx::NodeProto& n, const std::string& where) {
          where);
 }
 
-void readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* dims, std::vector<std::string>* names) {
-    if (!vi.has_type() || !vi.type().has_tensor_type()) return;
+// Reads dtype and declared dims; returns false when no shape is declared (unknown rank).
+bool readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* dims, std::vector<std::string>* names) {
+    if (!vi.has_type() || !vi.type().has_tensor_type()) return false;
     const auto& tt = vi.type().tensor_type();
     if (tt.elem_type() != 0) v.dtype = static_cast<DataType>(tt.elem_type());
-    if (!tt.has_shape()) return;
+    if (!tt.has_shape()) return false;
     for (const auto& d : tt.shape().dim()) {
         if (d.has_dim_value() && d.dim_value() >= 0) {
             dims->push_back(d.dim_value());
@@ -66,6 +67,7 @@ void readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* di
             names->push_back(d.has_dim_param() ? d.dim_param() : std::string("?"));
         }
     }
+    return true;
 }
 
 }  // namespace
@@ -84,6 +86,11 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
     g.label = label;
     for (const auto& op : model.opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+    // opset_import is required since IR version 3. It is the last field PyTorch writes, so a
+    // file cut right before it still parses as a protobuf; defaulting to opset 1 then loaded
+    // the truncated model (and ran it with opset-1 semantics) instead of failing.
+    if (model.opset_import_size() == 0 && model.ir_version() >= 3)
+        fail(ErrorCode::ParseError, "{}: the model imports no opset (opset_import is empty: truncated file?)", label);
     if (g.opset == 0) g.opset = model.opset_import_size() == 0 ? 1 : 0;
     if (g.opset == 0) fail(ErrorCode::ParseError, "{}: the model imports no default-domain opset", label);
 
@@ -113,16 +120,22 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
         graph::InputDecl decl;
         decl.value = valueFor(in.name());
         g.values[decl.value].dtype = DataType::Float32;
-        readType(in, g.values[decl.value], &decl.dims, &decl.dimNames);
+        decl.rankKnown = readType(in, g.values[decl.value], &decl.dims, &decl.dimNames);
         g.inputs.push_back(std::move(decl));
     }
 
+    // Tensors that already have a value: initializers, graph inputs, then node outputs.
+    std::set<std::string> written = initializerNames;
+    for (const auto& in : gp.input()) written.insert(in.name());
     for (int i = 0; i < gp.node_size(); ++i) {
         const auto& np = gp.node(i);
         std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
         std::string where = "node '" + name + "' (" + np.op_type() + ")";
         if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {
             if (np.output_size() != 1) fail(ErrorCode::ParseError, "{}: Constant must have one output", where);
+            if (!written.insert(np.output(0)).second)
+                fail(ErrorCode::ParseError, "{}: {} writes tensor '{}', which already has a value", label, where,
+                     np.output(0));
             int id = valueFor(np.output(0));
             Tensor t = constantNodeValue(np, where);
             g.values[id].dtype = t.dtype();
@@ -130,6 +143,15 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
             g.values[id].hasShape = true;
             g.values[id].constant = std::move(t);
             continue;
+        }
+        // Each tensor has one writer (ONNX graphs are SSA). A second writer, or a node
+        // overwriting a graph input or initializer, used to be accepted with the last
+        // writer silently winning.
+        for (const auto& out : np.output()) {
+            if (out.empty()) continue;
+            if (!written.insert(out).second)
+                fail(ErrorCode::ParseError, "{}: {} writes tensor '{}', which is already a graph input, an initializer "
+                     "or another node's output", label, where, out);
         }
         Node n;
         n.name = std::move(name);
@@ -161,6 +183,11 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
             fail(ErrorCode::ParseError, "{}: tensor '{}' is read but never produced, initialized or declared as input",
                  label, v.name);
     }
+    // Node order need not be topological (passes::sortTopologically orders nodes later),
+    // but a cycle is malformed: fail now, naming it, rather than when a plan is compiled.
+    std::vector<int> order, cycle;
+    if (!g.topologicalOrder(&order, &cycle))
+        fail(ErrorCode::ParseError, "{}: the graph has a cycle: {}", label, g.describeCycle(cycle));
     return g;
 }
 

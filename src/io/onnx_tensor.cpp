@@ -17,27 +17,59 @@ void copyTyped(Tensor& t, const Field& field, const std::string& what) {
     for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Dst>(field.Get(i));
 }
 
+// Number of values stored in the typed field that `type` uses (ONNX TensorProto rules).
+int64_t typedFieldSize(const onnx::TensorProto& proto, DataType type) {
+    switch (type) {
+        case DataType::Float32: return proto.float_data_size();
+        case DataType::Float64: return proto.double_data_size();
+        case DataType::Int64: return proto.int64_data_size();
+        case DataType::UInt64:
+        case DataType::UInt32: return proto.uint64_data_size();
+        default: return proto.int32_data_size();
+    }
+}
+
 }  // namespace
+
+uint64_t checkedByteSize(const std::vector<int64_t>& dims, DataType type, const std::string& what) {
+    int64_t n = static_cast<int64_t>(dataTypeSize(type));
+    for (int64_t d : dims) {
+        if (d < 0) fail(ErrorCode::ParseError, "tensor {} has a negative dimension ({})", what, shapeToString(dims));
+        if (__builtin_mul_overflow(n, d, &n))
+            fail(ErrorCode::ParseError, "tensor {}: shape {} is too large", what, shapeToString(dims));
+    }
+    return static_cast<uint64_t>(n);
+}
 
 Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
     if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0)
         fail(ErrorCode::Unsupported, "tensor '{}' keeps its data in an external file; only embedded data is supported",
              what);
     auto type = static_cast<DataType>(proto.data_type());
+    // data_type 0 (UNDEFINED) is what a proto cut before its data_type field parses as:
+    // a malformed tensor rather than an unsupported type.
+    if (proto.data_type() == 0) fail(ErrorCode::ParseError, "tensor '{}' has no data type (truncated?)", what);
     if (dataTypeSize(type) == 0)
         fail(ErrorCode::Unsupported, "tensor '{}' has unsupported data type {}", what, proto.data_type());
     std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-    for (int64_t d : dims)
-        if (d < 0) fail(ErrorCode::ParseError, "tensor '{}' has a negative dimension", what);
-    Tensor t(type, dims);
+    // Sizes are checked against the stored data before allocating: a corrupt or hostile
+    // file claiming a huge shape used to fail with "out of host memory" (Internal), or wrap
+    // around to a tiny tensor when the element count overflowed int64.
+    const uint64_t bytes = checkedByteSize(dims, type, "'" + what + "'");
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();
-        if (raw.size() != t.byteSize())
+        if (raw.size() != bytes)
             fail(ErrorCode::ParseError, "tensor '{}': raw data holds {} bytes, shape {} of {} needs {}", what,
-                 raw.size(), shapeToString(dims), dataTypeName(type), t.byteSize());
+                 raw.size(), shapeToString(dims), dataTypeName(type), bytes);
+        Tensor t(type, dims);
         std::memcpy(t.data(), raw.data(), raw.size());
         return t;
     }
+    const int64_t count = static_cast<int64_t>(bytes / dataTypeSize(type));
+    if (typedFieldSize(proto, type) != count)
+        fail(ErrorCode::ParseError, "tensor '{}': {} values stored for shape {} ({} expected)", what,
+             typedFieldSize(proto, type), shapeToString(dims), count);
+    Tensor t(type, dims);
     switch (type) {
         case DataType::Float32: copyTyped<float>(t, proto.float_data(), what); break;
         case DataType::Float64: copyTyped<double>(t, proto.double_data(), what); break;

@@ -14,4 +14,10 @@ namespace vkinfer::io {
 Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what);
 void tensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 
+// Bytes a tensor of `dims` and `type` occupies. Throws Error(ParseError) naming `what` on a
+// negative dimension or when the size overflows int64. File readers call it before
+// allocating, so that a header claiming a huge shape is reported as malformed (its data
+// cannot be there) instead of as an allocation failure or a wrapped-around small size.
+uint64_t checkedByteSize(const std::vector<int64_t>& dims, DataType type, const std::string& what);
+
 }  // namespace vkinfer::io

@@ -86,16 +86,27 @@ Tensor parseNpy(const std::string& bytes, const std::string& path) {
     for (char c : shapeText) {
         if (c >= '0' && c <= '9') {
             num += c;
-        } else if (!num.empty()) {
+            continue;
+        }
+        // Anything but digits, separators, the parentheses and Python 2's long suffix
+        // ("(3L, 4L)") used to be skipped silently, reading "(-1, 3)" as 1x3.
+        if (c != ',' && c != ' ' && c != '(' && c != ')' && c != 'L')
+            fail(ErrorCode::ParseError, "'{}': bad .npy shape {}", path, shapeText);
+        if (!num.empty()) {
+            // More digits than int64 holds made std::stoll throw (an Internal error).
+            if (num.size() > 18) fail(ErrorCode::ParseError, "'{}': .npy dimension {} is too large", path, num);
             shape.push_back(std::stoll(num));
             num.clear();
         }
     }
-    Tensor t(type, shape);
     size_t dataStart = headerStart + headerLen;
-    if (bytes.size() - dataStart < t.byteSize())
+    // Checked before allocating: a shape whose size overflows or exceeds the file used to be
+    // allocated first (out of host memory, or a wrapped-around tiny tensor on overflow).
+    uint64_t need = io::checkedByteSize(shape, type, "'" + path + "'");
+    if (bytes.size() - dataStart < need)
         fail(ErrorCode::ParseError, "'{}': .npy data is truncated ({} bytes, {} expected for {} {})", path,
-             bytes.size() - dataStart, t.byteSize(), dataTypeName(type), shapeToString(shape));
+             bytes.size() - dataStart, need, dataTypeName(type), shapeToString(shape));
+    Tensor t(type, shape);
     std::memcpy(t.data(), bytes.data() + dataStart, t.byteSize());
     return t;
 }

@@ -146,14 +146,13 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     } else {
         bool smallM = Mg <= 16;
         uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
-        // The tile grid has no 65535-group spill (unlike grid1d): refuse rather than record
-        // a dispatch beyond maxComputeWorkGroupCount's guaranteed minimum.
-        if ((pixels + bn - 1) / bn > 65535 || (Mg + bm - 1) / bm > 65535 || g.groups > 65535)
-            unsupported(n, "{} output pixels x {} channels per group exceed the GEMM kernel's workgroup grid", pixels,
-                        Mg);
+        // z holds group x m-tile; pixel tiles go along x and spill into y (see conv2d.comp).
+        int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
+        if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
         d = &ctx.emit(std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : ""));
         d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
-        d->groups = {ceilDiv(pixels, bn), ceilDiv(Mg, bm), static_cast<uint32_t>(g.groups)};
+        auto grid = grid1d(pixels, bn);
+        d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles)};
     }
     setActivation(*d, n.activation);
     ConvParams p{};

@@ -1,7 +1,6 @@
 #include "passes/specialize.h"
 
 #include <algorithm>
-#include <queue>
 
 #include "core/error.h"
 #include "ops/registry.h"
@@ -13,38 +12,9 @@ using graph::Node;
 
 void sortTopologically(Graph& g) {
     g.relinkProducers();
-    const size_t n = g.nodes.size();
-    std::vector<int> missing(n, 0);
-    std::vector<std::vector<int>> users(n);
-    for (size_t i = 0; i < n; ++i) {
-        if (g.nodes[i].removed) continue;
-        for (int in : g.nodes[i].inputs) {
-            if (in < 0) continue;
-            int p = g.values[in].producer;
-            if (p >= 0 && !g.values[in].constant) {
-                ++missing[i];
-                users[p].push_back(static_cast<int>(i));
-            }
-        }
-    }
-    // Kahn's algorithm, smallest index first, so a valid order stays unchanged.
-    std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-    for (size_t i = 0; i < n; ++i)
-        if (!g.nodes[i].removed && missing[i] == 0) ready.push(static_cast<int>(i));
-    std::vector<int> order;
-    while (!ready.empty()) {
-        int i = ready.top();
-        ready.pop();
-        order.push_back(i);
-        for (int u : users[i])
-            if (--missing[u] == 0) ready.push(u);
-    }
-    size_t live = std::count_if(g.nodes.begin(), g.nodes.end(), [](const Node& x) { return !x.removed; });
-    if (order.size() != live) {
-        for (size_t i = 0; i < n; ++i)
-            if (!g.nodes[i].removed && missing[i] > 0)
-                fail(ErrorCode::ParseError, "{}: the graph has a cycle through this node", g.nodes[i].describe());
-    }
+    std::vector<int> order, cycle;
+    if (!g.topologicalOrder(&order, &cycle))
+        fail(ErrorCode::ParseError, "{}: the graph has a cycle: {}", g.label, g.describeCycle(cycle));
     std::vector<Node> sorted;
     sorted.reserve(order.size());
     for (int i : order) sorted.push_back(std::move(g.nodes[i]));

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ops/lower_context.h"
+#include "ops/op_util.h"
 #include "ops/registry.h"
 #include "passes/fusion.h"
 #include "passes/specialize.h"
@@ -108,7 +109,7 @@ void emitCopy(ops::LowerContext& ctx, int src, int dst) {
         uint32_t count;
     } pc{static_cast<uint32_t>(words)};
     d.setPush(pc);
-    d.groups = {ops::ceilDiv(words, 256), 1, 1};
+    d.groups = ops::grid1d(words, 256);
     d.localSize = {256, 1, 1};
     d.bindings = {ops::writeOf(dst), ops::readOf(src)};
 }
@@ -157,6 +158,16 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
         if (dispatches.size() == before) plan.viewNodes.push_back(n.name);
     }
     al.grow(g.values.size());
+    // A dispatch that writes no bytes (an empty tensor: a zero dimension) does nothing; it
+    // is dropped rather than bound to empty ranges.
+    dispatches.erase(std::remove_if(dispatches.begin(), dispatches.end(),
+                                    [&](const ops::Dispatch& d) {
+                                        return std::all_of(d.bindings.begin(), d.bindings.end(), [&](const ops::Binding& b) {
+                                            return b.access == ops::Access::Read || rangeOf(g, al, b.ref).end ==
+                                                                                        rangeOf(g, al, b.ref).begin;
+                                        });
+                                    }),
+                     dispatches.end());
 
     // Each graph output needs bytes of its own: copy when its storage is a graph input, a
     // constant, or shared with another output.

@@ -1,6 +1,7 @@
 #include "vkinfer/model.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -12,7 +13,7 @@
 namespace vkinfer {
 
 bool TensorDesc::isDynamic() const {
-    return std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+    return !rankKnown || std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
 }
 
 namespace {
@@ -22,14 +23,18 @@ std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, con
     m->graph = io::importOnnx(data, size, label);
     m->label = label;
     m->nodeCount = m->graph.nodes.size();
-    ops::checkSupported(m->graph);
+    try {
+        ops::checkSupported(m->graph);
+    } catch (const Error& e) {  // name the file too: a batch of models may be loading
+        throw Error(Status(e.status().code(), label + ": " + e.status().message()));
+    }
     for (const auto& in : m->graph.inputs) {
         const auto& v = m->graph.values[in.value];
-        m->inputs.push_back({v.name, v.dtype, in.dims, in.dimNames});
+        m->inputs.push_back({v.name, v.dtype, in.dims, in.dimNames, in.rankKnown});
     }
     for (size_t k = 0; k < m->graph.outputs.size(); ++k) {
         const auto& v = m->graph.values[m->graph.outputs[k]];
-        TensorDesc d{v.name, v.dtype, {}, {}};
+        TensorDesc d{v.name, v.dtype, {}, {}, false};
         for (const auto& n : m->graph.outputDimNames[k]) {
             d.shape.push_back(-1);
             d.dimNames.push_back(n);
@@ -43,6 +48,9 @@ std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, con
 
 Result<Model> Model::load(const std::string& path) {
     return guardResult<Model>([&] {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec))
+            fail(ErrorCode::InvalidArgument, "'{}' is a folder; give the model file (e.g. '{}/model.onnx')", path, path);
         std::ifstream f(path, std::ios::binary);
         if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
         std::ostringstream ss;
@@ -84,7 +92,7 @@ Result<InputShapes> Model::resolveShapes(const InputShapes& given) const {
             auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == d.name; });
             if (it != given.end()) {
                 const auto& s = it->second;
-                if (!d.shape.empty() && s.size() != d.shape.size())
+                if (d.rankKnown && s.size() != d.shape.size())
                     fail(ErrorCode::InvalidArgument, "input '{}' has rank {} but the model declares rank {} ({})", d.name,
                          s.size(), d.shape.size(), shapeToString(d.shape));
                 for (size_t i = 0; i < s.size(); ++i) {
@@ -96,6 +104,9 @@ Result<InputShapes> Model::resolveShapes(const InputShapes& given) const {
                 out.emplace_back(d.name, s);
                 continue;
             }
+            if (!d.rankKnown)
+                fail(ErrorCode::InvalidArgument, "input '{}' has no declared shape; give it (CLI: --shape {}=...)", d.name,
+                     d.name);
             for (size_t i = 0; i < d.shape.size(); ++i)
                 if (d.shape[i] < 0)
                     fail(ErrorCode::InvalidArgument,

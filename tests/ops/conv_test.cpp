@@ -3,6 +3,8 @@
 // hand-computed cases that check the reference itself.
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -162,12 +164,23 @@ TEST(ConvOp, DirectKernelMoreThan65535Workgroups) {
     runConv({"depthwise 4.2M outputs", {1, 2, 1449, 1449}, {2, 1, 3, 3}, true, 2, {}, {1, 1, 1, 1}});
 }
 
-TEST(ConvOp, GemmGridBeyondLimitIsUnsupported) {
-    // The GEMM conv tiles pixels along x without a spill: past 65535 tiles (here 4.2M pixels
-    // with 17 output channels, 64-pixel tiles) it must refuse at planning time instead of
-    // recording an invalid dispatch. Planning only: no tensor is allocated.
+TEST(ConvOp, GemmGridSpillsPast65535PixelTiles) {
+    // The GEMM conv walks pixel tiles along x and spills into y past the 65535 groups every
+    // device guarantees (4K frames need it). Planning only: 4.2M pixels x 17 channels would
+    // exceed lavapipe's 128 MiB storage-buffer range, so the spilled kernel's arithmetic is
+    // exercised on the GPU machine (docs/BENCHMARKS.md) rather than here.
     ConvSpec c{"gemm conv 4.2M pixels", {1, 1, 2049, 2049}, {17, 1, 1, 1}};
-    expectUnsupported(convModel(c), {}, c.what);  // the declared input shape
+    auto model = convModel(c).build();
+    ASSERT_TRUE(model.ok()) << model.status().toString();
+    auto json = planJson(*model, {});
+    ASSERT_TRUE(json.ok()) << json.status().toString();
+    auto plan = nlohmann::json::parse(*json);
+    ASSERT_EQ(plan["schedule"].size(), 1u);
+    auto groups = plan["schedule"][0]["groups"];
+    const int64_t tiles = (2049 * 2049 + 63) / 64;  // 64-pixel tiles
+    EXPECT_EQ(groups[0].get<int64_t>(), 65535);
+    EXPECT_EQ(groups[1].get<int64_t>(), (tiles + 65534) / 65535);
+    EXPECT_EQ(groups[2].get<int64_t>(), 1);  // one group, 17 channels: one 64-row m-tile
 }
 
 // Hand-computed convolutions (ONNX Conv operator examples and small cases worked out by

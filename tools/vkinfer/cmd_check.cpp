@@ -48,9 +48,17 @@ struct Tally {
     nlohmann::json report = nlohmann::json::array();
 };
 
+// `p` relative to the folder above `root`, so that labels start with root's own name.
+// Both are made absolute and normalized first: "check models/espcn_x2/" (trailing slash: the
+// parent of "x/" is "x") or "check espcn_x2" (no parent) used to label every case ".".
 std::string label(const fs::path& p, const fs::path& root) {
-    std::string rel = fs::relative(p, root.has_parent_path() ? root.parent_path() : root).string();
-    return rel.empty() ? p.string() : rel;
+    auto norm = [](const fs::path& x) {
+        std::error_code ec;
+        fs::path a = fs::absolute(x, ec).lexically_normal();
+        return a.has_filename() ? a : a.parent_path();
+    };
+    std::string rel = norm(p).lexically_relative(norm(root).parent_path()).string();
+    return rel.empty() || rel == "." ? p.string() : rel;
 }
 
 void recordFailure(Tally& t, const std::string& name, const std::string& why) {
@@ -136,7 +144,7 @@ int checkCommand(const CheckArgs& a, const GlobalOptions& g) {
     auto cases = caseFolders(root);
     if (!a.filter.empty())
         cases.erase(std::remove_if(cases.begin(), cases.end(),
-                                   [&](const fs::path& p) { return p.string().find(a.filter) == std::string::npos; }),
+                                   [&](const fs::path& p) { return label(p, root).find(a.filter) == std::string::npos; }),
                     cases.end());
     if (cases.empty()) throw CliError(fmt::format("no model.onnx found in or under '{}'", a.dir), 2);
     Context ctx = makeContext(g);
@@ -167,7 +175,7 @@ void addCheckCommand(CLI::App& app, GlobalOptions& g) {
     cmd->add_option("--atol", a->atol, "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute")
         ->capture_default_str();
     cmd->add_flag("--atol-absolute", a->atolAbsolute, "Use --atol as an absolute tolerance");
-    cmd->add_option("--filter", a->filter, "Only model folders whose path contains this text");
+    cmd->add_option("--filter", a->filter, "Only model folders whose label (the path from DIR's own name down) contains this text");
     cmd->add_option("--report", a->report, "Also write the results as JSON to this file");
     cmd->callback([a, &g] {
         int rc = checkCommand(*a, g);

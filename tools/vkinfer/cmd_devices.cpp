@@ -17,8 +17,13 @@ std::string uuidString(const std::array<uint8_t, 16>& u) {
     return s;
 }
 
-void printDevices(bool json) {
+void printDevices(bool json, int only) {
     auto devices = orDie(listDevices());
+    if (only >= 0) {  // --device N: just that one
+        if (static_cast<size_t>(only) >= devices.size())
+            throw CliError(fmt::format("device {} does not exist ({} found)", only, devices.size()));
+        devices = {devices[static_cast<size_t>(only)]};
+    }
     if (json) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& d : devices)
@@ -66,11 +71,11 @@ void printDevices(bool json) {
 
 }  // namespace
 
-void addDevicesCommand(CLI::App& app, GlobalOptions&) {
+void addDevicesCommand(CLI::App& app, GlobalOptions& g) {
     auto* cmd = app.add_subcommand("devices", "List Vulkan devices and the capabilities that matter to vkinfer");
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "Print JSON");
-    cmd->callback([json] { printDevices(*json); });
+    cmd->callback([json, &g] { printDevices(*json, g.device); });
 }
 
 }  // namespace vkinfer::cli

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "common.h"
 
@@ -60,8 +61,12 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         std::error_code ec;
         std::filesystem::create_directories(a.outDir, ec);
         if (ec) throw CliError(fmt::format("cannot create '{}': {}", a.outDir, ec.message()));
+        std::set<std::string> used;
         for (const auto& out : outputs) {
-            std::string path = (std::filesystem::path(a.outDir) / (safeFileName(out.name) + ".npy")).string();
+            // Two names that clean up to the same file name get _2, _3, ... (never overwrite).
+            std::string base = safeFileName(out.name), file = base;
+            for (int k = 2; !used.insert(file).second; ++k) file = base + "_" + std::to_string(k);
+            std::string path = (std::filesystem::path(a.outDir) / (file + ".npy")).string();
             orDie(saveNpy(path, out.tensor));
             fmt::print("wrote   {}\n", path);
         }

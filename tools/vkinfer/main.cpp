@@ -19,7 +19,24 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help and --version: CLI11 prints them and the exit code is 0.
+        if (e.get_exit_code() == 0) return app.exit(e);
+        // Usage errors exit 2 with the same "vkinfer: error:" prefix as other failures
+        // (app.exit(e) returned CLI11's own codes, 105-109, e.g. 106 for an unknown command).
+        std::string message = e.what();
+        if (app.get_subcommands().empty()) {
+            // An unknown command was reported as "A subcommand is required".
+            for (const auto& arg : app.remaining()) {
+                if (arg.empty() || arg[0] == '-') continue;
+                std::string names;
+                for (const auto* sub : app.get_subcommands({}))
+                    names += (names.empty() ? "" : ", ") + sub->get_name();
+                message = fmt::format("unknown command '{}' (commands: {})", arg, names);
+                break;
+            }
+        }
+        fmt::print(stderr, "vkinfer: error: {}\nRun with --help for more information.\n", message);
+        return 2;
     } catch (const CliError& e) {
         if (*e.what()) fmt::print(stderr, "vkinfer: error: {}\n", e.what());
         return e.exitCode();

@@ -1,0 +1,217 @@
+// vkinfer check: model folders in the ONNX backend-test layout against their reference data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_models.h"
+#include "cli/cli_runner.h"
+#include "support/gpu_context.h"
+
+namespace vkinfer::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+int countLines(const CliResult& r, const std::string& prefix) {
+    auto lines = r.outLines();
+    return static_cast<int>(
+        std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }));
+}
+
+std::string lineStartingWith(const CliResult& r, const std::string& prefix) {
+    for (const auto& l : r.outLines())
+        if (l.rfind(prefix, 0) == 0) return l;
+    return "";
+}
+
+// Rewrites one reference output file with `edit` applied to its tensor.
+template <class F>
+void editReference(const fs::path& file, F edit) {
+    std::string name;
+    auto t = loadTensorProto(file.string(), &name);
+    ASSERT_TRUE(t.ok()) << t.status().toString();
+    Tensor tensor = std::move(t).value();
+    edit(tensor);
+    ASSERT_TRUE(saveTensorProto(file.string(), tensor, name).ok());
+}
+
+TEST(CliCheck, SmallModelPasses) {
+    TempDir dir;
+    writeModelFolder(dir.path() / "small", smallConvModel(), 2);
+    CliResult r = runCli({"check", (dir.path() / "small").string()});
+    EXPECT_EQ(r.exitCode, 0) << r.describe();
+    EXPECT_EQ(r.lastOutLine(), "2 passed, 0 failed, 0 unsupported") << r.describe();
+    EXPECT_EQ(countLines(r, "PASS  small/test_data_set_"), 2) << r.out;
+    EXPECT_EQ(countLines(r, "FAIL"), 0) << r.out;
+}
+
+TEST(CliCheck, LabelsStartWithTheFolderNameHoweverItIsSpelled) {
+    TempDir dir;
+    writeModelFolder(dir.path() / "suite" / "small", smallConvModel(), 1);
+    const std::string suite = (dir.path() / "suite").string();
+    struct Case {
+        std::vector<std::string> args;
+        std::string cwd, label;
+    };
+    for (const auto& c : std::vector<Case>{{{"check", suite + "/small/"}, "", "small/test_data_set_0"},
+                                           {{"check", suite + "/./small"}, "", "small/test_data_set_0"},
+                                           {{"check", "small"}, suite, "small/test_data_set_0"},
+                                           {{"check", "."}, suite, "suite/small/test_data_set_0"},
+                                           {{"check", suite + "/"}, "", "suite/small/test_data_set_0"}}) {
+        SCOPED_TRACE(c.args[1] + " in " + c.cwd);
+        CliResult r = runCli(c.args, {}, c.cwd);
+        EXPECT_EQ(r.exitCode, 0) << r.describe();
+        EXPECT_FALSE(lineStartingWith(r, "PASS  " + c.label + " ").empty()) << r.out;
+    }
+}
+
+TEST(CliCheck, CorruptedReferenceFails) {
+    TempDir dir;
+    fs::path model = dir.path() / "small";
+    writeModelFolder(model, smallConvModel(), 2);
+    editReference(model / "test_data_set_1" / "output_0.pb", [](Tensor& t) { t.as<float>()[5] += 1.0f; });
+    CliResult r = runCli({"check", model.string()});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_EQ(r.lastOutLine(), "1 passed, 1 failed, 0 unsupported") << r.describe();
+    std::string fail = lineStartingWith(r, "FAIL  small/test_data_set_1");
+    EXPECT_FALSE(fail.empty()) << r.out;
+    EXPECT_TRUE(contains(fail, "1 of 64 elements"));
+    EXPECT_TRUE(contains(fail, "worst at 5"));
+    EXPECT_FALSE(lineStartingWith(r, "PASS  small/test_data_set_0").empty()) << r.out;
+}
+
+TEST(CliCheck, ReferenceOfWrongShapeFails) {
+    TempDir dir;
+    fs::path model = dir.path() / "small";
+    writeModelFolder(model, smallConvModel(), 1);
+    editReference(model / "test_data_set_0" / "output_0.pb", [](Tensor& t) { ASSERT_TRUE(t.reshape({1, 4, 16})); });
+    CliResult r = runCli({"check", model.string()});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_TRUE(contains(lineStartingWith(r, "FAIL"), "1x4x16")) << r.out;
+    EXPECT_EQ(r.lastOutLine(), "0 passed, 1 failed, 0 unsupported");
+}
+
+TEST(CliCheck, ToleranceOptions) {
+    TempDir dir;
+    fs::path model = dir.path() / "small";
+    writeModelFolder(model, smallConvModel(), 1);
+    // Move one value by 0.05: outside the default tolerance, inside an absolute atol of 0.1
+    // and inside an rtol of 100 % on a value >= 0.05 (the outputs are ReLU'd, >= 0).
+    int64_t at = -1;
+    editReference(model / "test_data_set_0" / "output_0.pb", [&](Tensor& t) {
+        for (int64_t i = 0; i < t.elementCount() && at < 0; ++i)
+            if (t.as<float>()[i] > 0.1f) at = i;
+        ASSERT_GE(at, 0);
+        t.as<float>()[at] += 0.05f;
+    });
+    const std::string m = model.string();
+    CliResult strict = runCli({"check", m});
+    EXPECT_EQ(strict.exitCode, 1) << strict.describe();
+    CliResult abs = runCli({"check", m, "--atol", "0.1", "--atol-absolute"});
+    EXPECT_EQ(abs.exitCode, 0) << abs.describe();
+    CliResult absTight = runCli({"check", m, "--atol", "0.01", "--atol-absolute", "--rtol", "0"});
+    EXPECT_EQ(absTight.exitCode, 1) << absTight.describe();
+    CliResult rel = runCli({"check", m, "--rtol", "1"});
+    EXPECT_EQ(rel.exitCode, 0) << rel.describe();
+}
+
+TEST(CliCheck, FolderOfModelsCountsUnsupportedAndListsIt) {
+    TempDir dir;
+    writeModelFolder(dir.path() / "suite" / "good_model", smallConvModel(), 2);
+    writeModelFolder(dir.path() / "suite" / "weird_model", unsupportedModel(), 0);
+    const std::string suite = (dir.path() / "suite").string();
+    const std::string report = dir.file("report.json");
+    CliResult r = runCli({"check", suite, "--report", report});
+    EXPECT_EQ(r.exitCode, 0) << r.describe();
+    EXPECT_EQ(r.lastOutLine(), "2 passed, 0 failed, 1 unsupported") << r.describe();
+    EXPECT_EQ(countLines(r, "PASS  suite/good_model/test_data_set_"), 2) << r.out;
+    std::string skip = lineStartingWith(r, "SKIP  suite/weird_model");
+    EXPECT_TRUE(contains(skip, "FrobnicateOp")) << r.out;
+    // The summary lists each unsupported case with the reason.
+    EXPECT_TRUE(contains(r.out, "unsupported (1):\n  suite/weird_model: "));
+    EXPECT_TRUE(contains(r.out, "'frob'"));
+
+    auto j = nlohmann::json::parse(readFile(report), nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << readFile(report);
+    ASSERT_TRUE(j.is_array());
+    ASSERT_EQ(j.size(), 3u);
+    int pass = 0, unsupported = 0;
+    for (const auto& e : j) {
+        pass += e["result"] == "pass";
+        unsupported += e["result"] == "unsupported";
+    }
+    EXPECT_EQ(pass, 2);
+    EXPECT_EQ(unsupported, 1);
+
+    CliResult filtered = runCli({"check", suite, "--filter", "good_model"});
+    EXPECT_EQ(filtered.exitCode, 0) << filtered.describe();
+    EXPECT_EQ(filtered.lastOutLine(), "2 passed, 0 failed, 0 unsupported") << filtered.describe();
+}
+
+TEST(CliCheck, BrokenModelFileIsAFailure) {
+    TempDir dir;
+    writeModelFolder(dir.path() / "suite" / "a_good", smallConvModel(), 1);
+    writeModelFolder(dir.path() / "suite" / "b_broken", smallConvModel(), 1);
+    fs::path broken = dir.path() / "suite" / "b_broken" / "model.onnx";
+    std::string bytes = readFile(broken.string());
+    writeFile(broken.string(), bytes.substr(0, bytes.size() / 2));
+    CliResult r = runCli({"check", (dir.path() / "suite").string()});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_EQ(r.lastOutLine(), "1 passed, 1 failed, 0 unsupported") << r.describe();
+    EXPECT_TRUE(contains(lineStartingWith(r, "FAIL  suite/b_broken"), "parse error")) << r.out;
+}
+
+TEST(CliCheck, ModelWithoutDataSetsIsAFailure) {
+    TempDir dir;
+    writeModelFolder(dir.path() / "bare", smallConvModel(), 0);
+    CliResult r = runCli({"check", (dir.path() / "bare").string()});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_TRUE(contains(lineStartingWith(r, "FAIL"), "test_data_set")) << r.out;
+}
+
+TEST(CliCheck, NothingToCheck) {
+    TempDir dir;
+    CliResult empty = runCli({"check", dir.path().string()});
+    EXPECT_NE(empty.exitCode, 0) << empty.describe();
+    EXPECT_TRUE(contains(empty.err, "no model.onnx"));
+    CliResult missing = runCli({"check", dir.file("nope")});
+    EXPECT_NE(missing.exitCode, 0) << missing.describe();
+    EXPECT_TRUE(contains(missing.err, dir.file("nope")));
+}
+
+TEST(CliCheck, SharedTinyVitIsUnsupportedOrPasses) {
+    std::string models = modelsDir();
+    if (models.empty()) GTEST_SKIP() << "shared models not present";
+    CliResult r = runCli({"check", models, "--filter", "tiny_vit"});
+    EXPECT_EQ(r.exitCode, 0) << r.describe();
+    if (r.lastOutLine() == "0 passed, 0 failed, 1 unsupported") {
+        // The SKIP line and the summary list name the case, the model file and the node at fault.
+        std::string skip = lineStartingWith(r, "SKIP  ");
+        EXPECT_TRUE(contains(skip, "/tiny_vit  unsupported: ")) << r.out;
+        EXPECT_TRUE(contains(skip, "tiny_vit/model.onnx: node '")) << r.out;
+        EXPECT_TRUE(contains(r.out, "  models/tiny_vit: ")) << r.out;
+    } else {
+        EXPECT_EQ(r.lastOutLine(), "2 passed, 0 failed, 0 unsupported") << r.describe();
+    }
+}
+
+// The shared super-resolution model with the validation layer, in both sync modes, with the
+// global options on either side of the command.
+TEST(CliCheck, SharedEspcnPassesWithValidationInBothSyncModes) {
+    std::string models = modelsDir();
+    if (models.empty()) GTEST_SKIP() << "shared models not present";
+    const std::string espcn = models + "/espcn_x2";
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"--validate", "--sync", "minimal", "check", espcn},
+             {"check", espcn, "--validate", "--sync", "conservative"}}) {
+        SCOPED_TRACE(args[0]);
+        CliResult r = runCli(args, {"VKINFER_VALIDATE=0"});  // validation from --validate alone
+        EXPECT_EQ(r.exitCode, 0) << r.describe();
+        EXPECT_EQ(r.lastOutLine(), "2 passed, 0 failed, 0 unsupported") << r.describe();
+        EXPECT_EQ(countLines(r, "PASS  espcn_x2/test_data_set_"), 2) << r.out;
+    }
+}
+
+}  // namespace
+}  // namespace vkinfer::testing

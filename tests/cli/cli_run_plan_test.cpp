@@ -1,0 +1,213 @@
+// vkinfer run and plan: outputs written to files, the plan as JSON, and the error paths.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_models.h"
+#include "cli/cli_runner.h"
+#include "support/gpu_context.h"
+
+namespace vkinfer::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A model folder with one data set, shared by the tests of this file.
+class CliRun : public ::testing::Test {
+protected:
+    void SetUp() override {
+        writeModelFolder(dir_.path() / "small", smallConvModel(), 1);
+        model_ = (dir_.path() / "small" / "model.onnx").string();
+        input_ = (dir_.path() / "small" / "test_data_set_0" / "input_0.pb").string();
+        reference_ = (dir_.path() / "small" / "test_data_set_0" / "output_0.pb").string();
+    }
+    std::string file(const std::string& name) const { return dir_.file(name); }
+
+    TempDir dir_;
+    std::string model_, input_, reference_;
+};
+
+TEST_F(CliRun, WritesOutputsThatMatchTheReference) {
+    const std::string out = file("out");
+    CliResult r = runCli({"run", model_, "-i", "x=" + input_, "-o", out});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, "input   x: float32 1x3x8x8"));
+    EXPECT_TRUE(contains(r.out, "output  y: float32 1x4x4x4"));
+    EXPECT_TRUE(contains(r.out, "wrote   " + out + "/y.npy"));
+    auto y = loadNpy(out + "/y.npy");
+    ASSERT_TRUE(y.ok()) << y.status().toString();
+    auto ref = loadTensorProto(reference_);
+    ASSERT_TRUE(ref.ok());
+    Comparison c = compareTensors(*y, *ref);
+    EXPECT_TRUE(c.pass) << "max error " << c.maxAbsError << " " << c.problem;
+    // Same verdict as `check` on the folder.
+    CliResult check = runCli({"check", (dir_.path() / "small").string()});
+    EXPECT_EQ(check.exitCode, 0) << check.describe();
+}
+
+TEST_F(CliRun, NpyInputWithoutNameForASingleInputModel) {
+    auto in = loadTensorProto(input_);
+    ASSERT_TRUE(in.ok());
+    ASSERT_TRUE(saveNpy(file("x.npy"), *in).ok());
+    CliResult r = runCli({"run", model_, "-i", file("x.npy"), "-o", file("out")});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    auto y = loadNpy(file("out/y.npy"));
+    ASSERT_TRUE(y.ok()) << y.status().toString();
+    EXPECT_TRUE(compareTensors(*y, *loadTensorProto(reference_)).pass);
+}
+
+TEST_F(CliRun, SyncModesGiveBitIdenticalOutputs) {
+    CliResult a = runCli({"--sync", "minimal", "run", model_, "-i", input_, "-o", file("a")});
+    CliResult b = runCli({"run", model_, "-i", input_, "-o", file("b"), "--sync", "conservative"});
+    ASSERT_EQ(a.exitCode, 0) << a.describe();
+    ASSERT_EQ(b.exitCode, 0) << b.describe();
+    EXPECT_TRUE(contains(a.out, "sync minimal"));
+    EXPECT_TRUE(contains(b.out, "sync conservative"));
+    std::string ya = readFile(file("a/y.npy")), yb = readFile(file("b/y.npy"));
+    ASSERT_FALSE(ya.empty());
+    EXPECT_EQ(ya, yb);
+}
+
+TEST_F(CliRun, ValidateFlagOnEitherSide) {
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--validate", "run", model_, "--random"},
+                                                                 {"run", model_, "--random", "--validate"}}) {
+        CliResult r = runCli(args, {"VKINFER_VALIDATE=0"});
+        EXPECT_EQ(r.exitCode, 0) << r.describe();
+        EXPECT_TRUE(contains(r.out, "validation on (no messages)"));
+    }
+    CliResult off = runCli({"run", model_, "--random"}, {"VKINFER_VALIDATE=0"});
+    EXPECT_EQ(off.exitCode, 0) << off.describe();
+    EXPECT_FALSE(contains(off.out, "validation on"));
+}
+
+// Runtime errors: exit 1, "vkinfer: error: <message>" on stderr.
+void expectError(const CliResult& r, const std::vector<std::string>& mentions) {
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_EQ(r.err.rfind("vkinfer: error: ", 0), 0u) << r.err;
+    for (const auto& m : mentions) EXPECT_TRUE(contains(r.err, m));
+}
+
+TEST_F(CliRun, MissingModelFile) {
+    const std::string missing = file("no_such_model.onnx");
+    expectError(runCli({"run", missing, "--random"}), {missing, "not found"});
+    expectError(runCli({"plan", missing}), {missing});
+    expectError(runCli({"bench", missing}), {missing});
+}
+
+TEST_F(CliRun, TruncatedModel) {
+    std::string bytes = readFile(model_);
+    writeFile(file("cut.onnx"), bytes.substr(0, bytes.size() * 2 / 3));
+    expectError(runCli({"run", file("cut.onnx"), "-i", input_}), {"parse error", file("cut.onnx")});
+    expectError(runCli({"plan", file("cut.onnx")}), {"parse error"});
+}
+
+TEST_F(CliRun, UnsupportedModel) {
+    writeFile(file("u.onnx"), unsupportedModel().serialize());
+    expectError(runCli({"run", file("u.onnx"), "--random"}), {"unsupported", "FrobnicateOp", "'frob'", "opset 13"});
+}
+
+TEST_F(CliRun, WrongInputNameListsValidInputs) {
+    CliResult r = runCli({"run", model_, "-i", "image=" + input_});
+    expectError(r, {"'image'", "'x'"});
+}
+
+TEST_F(CliRun, InputWithWrongShape) {
+    ASSERT_TRUE(saveNpy(file("small.npy"), randomTensor({1, 3, 4, 4}, 3)).ok());
+    expectError(runCli({"run", model_, "-i", "x=" + file("small.npy")}), {"'x'", "1x3x4x4", "1x3x8x8"});
+}
+
+TEST_F(CliRun, InputWithWrongType) {
+    ASSERT_TRUE(saveNpy(file("ints.npy"), Tensor(DataType::Int64, {1, 3, 8, 8})).ok());
+    CliResult r = runCli({"run", model_, "-i", "x=" + file("ints.npy")});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_TRUE(contains(r.err, "int64"));
+}
+
+TEST_F(CliRun, MissingOrBadInputFile) {
+    const std::string missing = file("absent.npy");
+    expectError(runCli({"run", model_, "-i", "x=" + missing}), {missing});
+    writeFile(file("junk.npy"), "not numpy");
+    expectError(runCli({"run", model_, "-i", "x=" + file("junk.npy")}), {file("junk.npy"), "parse error"});
+    CliResult ext = runCli({"run", model_, "-i", "x=" + file("input.txt")});
+    EXPECT_NE(ext.exitCode, 0) << ext.describe();
+    EXPECT_TRUE(contains(ext.err, "input.txt"));
+}
+
+TEST_F(CliRun, DynamicModelNeedsAShape) {
+    OnnxBuilder b;
+    b.input("img", {1, 2, -1, -1});
+    b.node("Relu", {"img"}, {"y"});
+    b.output("y");
+    writeFile(file("dyn.onnx"), b.serialize());
+    expectError(runCli({"plan", file("dyn.onnx")}), {"'img'", "--shape"});
+    CliResult ok = runCli({"plan", file("dyn.onnx"), "--shape", "img=1x2x5x7", "--json"});
+    ASSERT_EQ(ok.exitCode, 0) << ok.describe();
+    auto j = nlohmann::json::parse(ok.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << ok.out;
+    EXPECT_EQ(j["inputs"]["img"], nlohmann::json({1, 2, 5, 7}));
+    CliResult random = runCli({"run", file("dyn.onnx"), "--random", "--shape", "1x2x3x3"});
+    EXPECT_EQ(random.exitCode, 0) << random.describe();
+    EXPECT_TRUE(contains(random.out, "output  y: float32 1x2x3x3"));
+}
+
+TEST(CliPlan, SqueezenetJson) {
+    std::string models = modelsDir();
+    if (models.empty()) GTEST_SKIP() << "shared models not present";
+    const std::string model = models + "/squeezenet1_1/model.onnx";
+    CliResult r = runCli({"plan", model, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 2000);
+    for (const char* key : {"dispatches", "barriers", "barrier_lower_bound", "arena_bytes", "intermediate_bytes", "schedule"})
+        ASSERT_TRUE(j.contains(key)) << key;
+    const int64_t dispatches = j["dispatches"], barriers = j["barriers"], lower = j["barrier_lower_bound"];
+    EXPECT_GT(dispatches, 10);
+    EXPECT_LT(barriers, dispatches);  // the parallel expand branches share barriers
+    EXPECT_LE(lower, barriers);
+    EXPECT_GT(lower, 0);
+    EXPECT_GT(j["arena_bytes"].get<int64_t>(), 0);
+    EXPECT_LE(j["arena_bytes"].get<int64_t>(), j["intermediate_bytes"].get<int64_t>());
+    ASSERT_TRUE(j["schedule"].is_array());
+    EXPECT_EQ(static_cast<int64_t>(j["schedule"].size()), dispatches);
+    EXPECT_EQ(j["sync"], "minimal");
+
+    // Conservative sync, given before or after the command: a barrier between every pair.
+    CliResult c1 = runCli({"--sync", "conservative", "plan", model, "--json"});
+    CliResult c2 = runCli({"plan", model, "--json", "--sync", "conservative"});
+    ASSERT_EQ(c1.exitCode, 0) << c1.describe();
+    ASSERT_EQ(c2.exitCode, 0) << c2.describe();
+    EXPECT_EQ(c1.out, c2.out);
+    auto jc = nlohmann::json::parse(c1.out, nullptr, false);
+    ASSERT_FALSE(jc.is_discarded());
+    EXPECT_EQ(jc["sync"], "conservative");
+    EXPECT_EQ(jc["dispatches"], dispatches);
+    EXPECT_GE(jc["barriers"].get<int64_t>(), dispatches - 1);
+}
+
+TEST(CliPlan, TextPlanOfASmallModel) {
+    TempDir dir;
+    writeFile(dir.file("m.onnx"), smallConvModel().serialize());
+    CliResult r = runCli({"plan", dir.file("m.onnx")});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, "dispatches"));
+    EXPECT_TRUE(contains(r.out, "barrier"));
+    EXPECT_TRUE(contains(r.out, "sync minimal"));
+}
+
+TEST(CliBench, JsonReportsTimes) {
+    TempDir dir;
+    writeFile(dir.file("m.onnx"), smallConvModel().serialize());
+    CliResult r = runCli({"bench", dir.file("m.onnx"), "--iters", "3", "--warmup", "1", "--json"}, {"VKINFER_VALIDATE=0"});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out;
+    EXPECT_EQ(j["iters"], 3);
+    EXPECT_GT(j["wall_ms"]["median"].get<double>(), 0.0);
+    EXPECT_LE(j["wall_ms"]["min"].get<double>(), j["wall_ms"]["median"].get<double>());
+    CliResult bad = runCli({"bench", dir.file("m.onnx"), "--iters", "0"});
+    EXPECT_EQ(bad.exitCode, 2) << bad.describe();
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
