@@ -3,6 +3,7 @@
 // m = output channel, n = (batch, oy, ox), k = (input channel, ky, kx). A workgroup computes
 // a BM x BN tile through shared memory; each thread a TM x TN block, strided across the tile
 // so that neighbouring threads read neighbouring shared-memory words.
+// Grid: x (spilling into y past 65535) walks the pixel tiles; z = group * mTiles + m-tile.
 // Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL.
 #include "common.glsl"
 
@@ -31,14 +32,16 @@ void main() {
     const uint tx = gl_LocalInvocationID.x;
     const uint ty = gl_LocalInvocationID.y;
     const uint tid = ty * WN + tx;
-    const uint g = gl_WorkGroupID.z;
     const uint Mg = p.M / p.groups;
+    const uint mTiles = (Mg + BM - 1) / BM;
+    const uint g = gl_WorkGroupID.z / mTiles;
     const uint Cg = p.C / p.groups;
     const uint K = Cg * p.KH * p.KW;
     const uint KHW = p.KH * p.KW;
     const uint NP = p.N * p.OH * p.OW;
-    const uint m0 = gl_WorkGroupID.y * BM;
-    const uint n0 = gl_WorkGroupID.x * BN;
+    const uint m0 = (gl_WorkGroupID.z % mTiles) * BM;
+    const uint n0 = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * BN;
+    if (n0 >= NP) return;  // past the last tile of a spilled grid (uniform per workgroup)
 
     float acc[TM][TN];
     for (uint i = 0; i < TM; ++i)
