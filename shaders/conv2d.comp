@@ -9,13 +9,20 @@
 
 #define BM (WM * TM)
 #define BN (WN * TN)
+#if ((WM * WN) % BN) != 0
+#error the workgroup size must be a multiple of the tile width BN
+#endif
 
 layout(std430, binding = 0) writeonly buffer Out { float y[]; };
 layout(std430, binding = 1) readonly buffer In { float x[]; };
 layout(std430, binding = 2) readonly buffer Weight { float w[]; };
 layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+// Per reduction index k = (ci, ky, kx): (ci*H*W + ky*DH*W + kx*DW, ky*DH, kx*DW), built at
+// plan time so that the im2col gather does no integer division (scalarized and slow on CPU
+// drivers such as lavapipe, a dozen instructions on GPUs).
+layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
-layout(std430, binding = 4) readonly buffer Residual { float res[]; };
+layout(std430, binding = 5) readonly buffer Residual { float res[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -37,7 +44,6 @@ void main() {
     const uint g = gl_WorkGroupID.z / mTiles;
     const uint Cg = p.C / p.groups;
     const uint K = Cg * p.KH * p.KW;
-    const uint KHW = p.KH * p.KW;
     const uint NP = p.N * p.OH * p.OW;
     const uint m0 = (gl_WorkGroupID.z % mTiles) * BM;
     const uint n0 = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * BN;
@@ -47,27 +53,37 @@ void main() {
     for (uint i = 0; i < TM; ++i)
         for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
 
+    // Each thread gathers one fixed column (output pixel) of the B tile, rows kkFirst,
+    // kkFirst + KSTEP, ...: its pixel is decomposed once, not per element.
+    const uint KSTEP = (WM * WN) / BN;
+    const uint nnLoad = tid % BN;
+    const uint kkFirst = tid / BN;
+    const uint nLoad = n0 + nnLoad;
+    const bool nValid = nLoad < NP;
+    int iy0 = 0, ix0 = 0, xBase = 0;
+    if (nValid) {
+        uint ox = nLoad % p.OW, t = nLoad / p.OW;
+        uint oy = t % p.OH, b = t / p.OH;
+        iy0 = int(oy * p.SH) - int(p.padH);
+        ix0 = int(ox * p.SW) - int(p.padW);
+        xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
+    }
+
     for (uint k0 = 0; k0 < K; k0 += BK) {
         for (uint e = tid; e < BK * BM; e += WM * WN) {
             uint kk = e % BK, mm = e / BK;
             uint m = m0 + mm, k = k0 + kk;
             As[kk][mm] = (m < Mg && k < K) ? w[(g * Mg + m) * K + k] : 0.0;
         }
-        for (uint e = tid; e < BK * BN; e += WM * WN) {
-            uint nn = e % BN, kk = e / BN;
-            uint n = n0 + nn, k = k0 + kk;
+        for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
+            uint k = k0 + kk;
             float v = 0.0;
-            if (n < NP && k < K) {
-                uint ox = n % p.OW, t = n / p.OW;
-                uint oy = t % p.OH, b = t / p.OH;
-                uint ci = k / KHW, r = k % KHW;
-                uint ky = r / p.KW, kx = r % p.KW;
-                int iy = int(oy * p.SH + ky * p.DH) - int(p.padH);
-                int ix = int(ox * p.SW + kx * p.DW) - int(p.padW);
-                if (iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W))
-                    v = x[((b * p.C + g * Cg + ci) * p.H + uint(iy)) * p.W + uint(ix)];
+            if (nValid && k < K) {
+                ivec4 kt = kTable[k];
+                int iy = iy0 + kt.y, ix = ix0 + kt.z;
+                if (uint(iy) < p.H && uint(ix) < p.W) v = x[xBase + kt.x];
             }
-            Bs[kk][nn] = v;
+            Bs[kk][nnLoad] = v;
         }
         barrier();
         for (uint kk = 0; kk < BK; ++kk) {

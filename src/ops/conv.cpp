@@ -119,6 +119,25 @@ void evalConv(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
         }
 }
 
+// The implicit-GEMM kernel's gather table (see conv2d.comp): for each reduction index
+// k = (ci, ky, kx), the input offset relative to the window origin and the two spatial
+// displacements it adds.
+Tensor reductionTable(const ConvGeom& g) {
+    const int64_t Cg = g.C / g.groups, K = Cg * g.KH * g.KW;
+    Tensor t(DataType::Int32, {K, 4});
+    int32_t* e = t.as<int32_t>();
+    for (int64_t ci = 0; ci < Cg; ++ci)
+        for (int64_t ky = 0; ky < g.KH; ++ky)
+            for (int64_t kx = 0; kx < g.KW; ++kx, e += 4) {
+                int64_t dy = ky * g.DH, dx = kx * g.DW;
+                e[0] = static_cast<int32_t>(ci * g.H * g.W + dy * g.W + dx);
+                e[1] = static_cast<int32_t>(dy);
+                e[2] = static_cast<int32_t>(dx);
+                e[3] = 0;
+            }
+    return t;
+}
+
 struct ConvParams {
     uint32_t N, C, H, W;
     uint32_t M, OH, OW, groups;
@@ -136,8 +155,8 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     const int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
     const int64_t pixels = g.N * g.OH * g.OW;
 
-    std::string kernel;
     Dispatch* d;
+    int kTable = -1;
     // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
     if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
         d = &ctx.emit(std::string("conv2d_direct") + (residual ? "_res" : ""));
@@ -153,6 +172,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
         auto grid = grid1d(pixels, bn);
         d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles)};
+        kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
     }
     setActivation(*d, n.activation);
     ConvParams p{};
@@ -174,6 +194,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     p.DW = static_cast<uint32_t>(g.DW);
     d->setPush(p);
     d->bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
+    if (kTable >= 0) d->bindings.push_back(readOf(kTable));
     if (residual) d->bindings.push_back(readOf(n.inputs[3]));
 }
 
