@@ -175,23 +175,8 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
     }
     setActivation(*d, n.activation);
-    ConvParams p{};
-    p.N = static_cast<uint32_t>(g.N);
-    p.C = static_cast<uint32_t>(g.C);
-    p.H = static_cast<uint32_t>(g.H);
-    p.W = static_cast<uint32_t>(g.W);
-    p.M = static_cast<uint32_t>(g.M);
-    p.OH = static_cast<uint32_t>(g.OH);
-    p.OW = static_cast<uint32_t>(g.OW);
-    p.groups = static_cast<uint32_t>(g.groups);
-    p.KH = static_cast<uint32_t>(g.KH);
-    p.KW = static_cast<uint32_t>(g.KW);
-    p.SH = static_cast<uint32_t>(g.SH);
-    p.SW = static_cast<uint32_t>(g.SW);
-    p.padH = static_cast<uint32_t>(g.padT);
-    p.padW = static_cast<uint32_t>(g.padL);
-    p.DH = static_cast<uint32_t>(g.DH);
-    p.DW = static_cast<uint32_t>(g.DW);
+    ConvParams p{u32(g.N),  u32(g.C),  u32(g.H),  u32(g.W),    u32(g.M),    u32(g.OH), u32(g.OW), u32(g.groups),
+                 u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW)};
     d->setPush(p);
     d->bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
     if (kTable >= 0) d->bindings.push_back(readOf(kTable));

@@ -59,6 +59,9 @@ std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out);
 // gl_NumWorkGroups.x * gl_WorkGroupSize.x.
 std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local);
 
+// Narrowing for push constants (sizes were checked by requireIndexable).
+inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
+
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.
 void requireIndexable(const Node& n, int64_t elements);
 

@@ -124,22 +124,8 @@ void lowerPool(LowerContext& ctx, const Node& n) {
     d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
     struct {
         uint32_t NC, H, W, OH, OW, KH, KW, SH, SW, padH, padW, DH, DW, padBottom, padRight;
-    } p{};
-    p.NC = static_cast<uint32_t>(g.NC);
-    p.H = static_cast<uint32_t>(g.H);
-    p.W = static_cast<uint32_t>(g.W);
-    p.OH = static_cast<uint32_t>(g.OH);
-    p.OW = static_cast<uint32_t>(g.OW);
-    p.KH = static_cast<uint32_t>(g.KH);
-    p.KW = static_cast<uint32_t>(g.KW);
-    p.SH = static_cast<uint32_t>(g.SH);
-    p.SW = static_cast<uint32_t>(g.SW);
-    p.padH = static_cast<uint32_t>(g.padT);
-    p.padW = static_cast<uint32_t>(g.padL);
-    p.DH = static_cast<uint32_t>(g.DH);
-    p.DW = static_cast<uint32_t>(g.DW);
-    p.padBottom = static_cast<uint32_t>(g.padB);
-    p.padRight = static_cast<uint32_t>(g.padR);
+    } p{u32(g.NC), u32(g.H),    u32(g.W),    u32(g.OH), u32(g.OW), u32(g.KH),   u32(g.KW),  u32(g.SH),
+        u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW), u32(g.padB), u32(g.padR)};
     d.setPush(p);
     d.localSize = {64, 1, 1};
     d.groups = grid1d(count, 64);
