@@ -22,6 +22,20 @@ struct SessionOptions {
     Precision precision = Precision::Float32;
     // Record timestamp queries around the dispatches (RunStats::gpuMs).
     bool timestamps = true;
+    // Frame slots: each has its own intermediate arena, input/output buffers and staging,
+    // so up to this many submissions (or host frames, see interop.h) can be in flight
+    // without waiting for one another. Weights and pipelines are shared. 1 to 16.
+    uint32_t framesInFlight = 1;
+    // Allocate input and output buffers as exportable memory (opaque fd, and dma-buf where
+    // the device offers it) so they can be shared with other devices or APIs (interop.h).
+    bool shareableIO = false;
+};
+
+// A submission in flight (Session::submit). Values increase by one per submission; the
+// session's timeline semaphore (interop.h) reaches `value` when it has finished.
+struct Ticket {
+    uint64_t value = 0;
+    uint32_t frame = 0;
 };
 
 // Where the time of one run went.
@@ -46,6 +60,24 @@ public:
     // Runs the model. Every model input must be given, by name, with a matching data type.
     // Outputs come back in the model's output order.
     Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, RunStats* stats = nullptr);
+
+    // Asynchronous form of run(): copies the inputs into the next frame slot's staging,
+    // submits, and returns at once so the caller can overlap its own work. The outputs stay
+    // available to wait() until the slot is reused framesInFlight submissions later;
+    // submitting into a busy slot first waits for it to finish.
+    Result<Ticket> submit(const std::vector<NamedTensor>& inputs);
+    // Blocks until the submission finished and returns its outputs. Fails if the ticket's
+    // slot has been reused since (more than framesInFlight submissions without a wait).
+    Result<std::vector<NamedTensor>> wait(const Ticket& ticket, RunStats* stats = nullptr);
+    // True once the submission has finished (does not block).
+    Result<bool> isDone(const Ticket& ticket);
+
+    // Interleaved mode (interop.h recordInference): stages an input for the next
+    // recording of `frame` (copied into the engine's input buffer by the recorded commands),
+    // and reads the outputs a recording left in the frame's readback staging once the host's
+    // fence for that frame has signaled.
+    Status stageInput(uint32_t frame, const NamedTensor& input);
+    Result<std::vector<NamedTensor>> readOutputs(uint32_t frame);
 
     // The plan this session uses for the given shapes (JSON, as planJson()).
     Result<std::string> planJson(const InputShapes& shapes = {});

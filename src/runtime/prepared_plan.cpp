@@ -18,6 +18,8 @@ double msSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess, VkPipelineStageFlags dst,
                    VkAccessFlags dstAccess) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -26,61 +28,155 @@ void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags 
     vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-}  // namespace
-
-PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, bool timestamps)
-    : ctx_(ctx), plan_(std::move(plan)), timestamps_(timestamps && ctx.device->timestampValidBits() > 0) {
+PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options)
+    : ctx_(ctx), plan_(std::move(plan)), options_(options),
+      timestamps_(options.timestamps && ctx.device->timestampValidBits() > 0) {
     const vk::Device& dev = *ctx_.device;
-    for (const auto& a : plan_.allocations) {
-        switch (a.kind) {
-            case AllocKind::Weights:
-                buffers_.emplace_back(dev, a.size, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceLocal,
-                                      "weights");
-                break;
-            case AllocKind::Arena:
-                buffers_.emplace_back(dev, a.size, kStorage, vk::MemoryUse::DeviceLocal, "the intermediate arena");
-                break;
-            case AllocKind::Input:
-                buffers_.emplace_back(dev, a.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, a.name.c_str());
-                inputStaging_.emplace_back(dev, a.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload,
-                                           a.name.c_str());
-                break;
-            case AllocKind::Output:
-                buffers_.emplace_back(dev, a.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, a.name.c_str());
-                outputStaging_.emplace_back(dev, a.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback,
-                                            a.name.c_str());
-                break;
-        }
-    }
+    if (options_.framesInFlight < 1 || options_.framesInFlight > 16)
+        fail(ErrorCode::InvalidArgument, "framesInFlight must be between 1 and 16 (got {})", options_.framesInFlight);
+    const auto& w = plan_.allocations[plan::kWeightsAlloc];
+    weights_ = vk::Buffer(dev, w.size, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceLocal, "weights");
     VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pi.queueFamilyIndex = dev.queueFamily();
     pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     VK_CHECK(vkCreateCommandPool(dev.handle(), &pi, nullptr, &commandPool_));
-    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK_CHECK(vkCreateFence(dev.handle(), &fi, nullptr, &fence_));
-    if (timestamps_) {
-        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 2;
-        VK_CHECK(vkCreateQueryPool(dev.handle(), &qi, nullptr, &queryPool_));
-    }
     for (const auto& d : plan_.dispatches) pipelines_.push_back(ctx_.pipelines->get(d));
-    createDescriptors();
-    uploadWeights();
-    recordRun();
+    slots_.resize(options_.framesInFlight);
+
+    if (w.size > 0) {
+        weightStaging_ = vk::Buffer(dev, w.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload, "weight staging");
+        auto* dst = static_cast<std::byte*>(weightStaging_.mapped());
+        std::memset(dst, 0, w.size);
+        for (int v : plan_.weightValues) {
+            const Tensor& t = *plan_.graph.values[v].constant;
+            std::memcpy(dst + plan_.location[v].offset, t.data(), t.byteSize());
+        }
+    }
+    if (dev.hasQueue()) {  // upload now and free the staging
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = commandPool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VkCommandBuffer cmd;
+        VK_CHECK(vkAllocateCommandBuffers(dev.handle(), &ai, &cmd));
+        VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+        recordWeightUpload(cmd);
+        VK_CHECK(vkEndCommandBuffer(cmd));
+        submitOnce(cmd);
+        vkFreeCommandBuffers(dev.handle(), commandPool_, 1, &cmd);
+        weightStaging_ = vk::Buffer();
+    }
 }
 
 PreparedPlan::~PreparedPlan() {
     VkDevice dev = ctx_.device->handle();
+    // Our own submissions are fenced; a host's recorded work is the host's to finish
+    // before destroying the session (docs/INTEGRATION.md), but waiting costs nothing here.
     vkDeviceWaitIdle(dev);
-    if (queryPool_) vkDestroyQueryPool(dev, queryPool_, nullptr);
-    if (fence_) vkDestroyFence(dev, fence_, nullptr);
+    for (auto& s : slots_) {
+        if (!s) continue;
+        if (s->queries) vkDestroyQueryPool(dev, s->queries, nullptr);
+        if (s->fence) vkDestroyFence(dev, s->fence, nullptr);
+        if (s->descriptorPool) vkDestroyDescriptorPool(dev, s->descriptorPool, nullptr);
+    }
     if (commandPool_) vkDestroyCommandPool(dev, commandPool_, nullptr);
-    if (descriptorPool_) vkDestroyDescriptorPool(dev, descriptorPool_, nullptr);
 }
 
-void PreparedPlan::createDescriptors() {
+void PreparedPlan::recordWeightUpload(VkCommandBuffer cmd) {
+    if (weightsUploaded_) return;
+    const auto size = static_cast<VkDeviceSize>(plan_.allocations[plan::kWeightsAlloc].size);
+    if (size > 0) {
+        VkBufferCopy copy{0, 0, size};
+        vkCmdCopyBuffer(cmd, weightStaging_.handle(), weights_.handle(), 1, &copy);
+        memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+    }
+    weightsUploaded_ = true;
+}
+
+void PreparedPlan::submitOnce(VkCommandBuffer cmd) {
     VkDevice dev = ctx_.device->handle();
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence;
+    VK_CHECK(vkCreateFence(dev, &fi, nullptr, &fence));
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    VkResult r;
+    {
+        std::lock_guard<std::mutex> lock(ctx_.device->queueMutex());
+        r = vkQueueSubmit(ctx_.device->queueFor("uploading weights"), 1, &si, fence);
+    }
+    if (r == VK_SUCCESS) r = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
+    vkDestroyFence(dev, fence, nullptr);
+    VK_CHECK(r);
+}
+
+FrameSlot& PreparedPlan::slot(uint32_t i) {
+    if (i >= slots_.size())
+        fail(ErrorCode::InvalidArgument, "frame {} is out of range: the session has {} frame slot{} (framesInFlight)", i,
+             slots_.size(), slots_.size() == 1 ? "" : "s");
+    if (!slots_[i]) {
+        auto s = std::make_unique<FrameSlot>();
+        createSlotResources(*s, i);
+        slots_[i] = std::move(s);
+    }
+    return *slots_[i];
+}
+
+VkBuffer PreparedPlan::buffer(const FrameSlot& s, int alloc) const {
+    if (alloc == plan::kWeightsAlloc) return weights_.handle();
+    return ioBuffer(s, alloc).handle();
+}
+
+const vk::Buffer& PreparedPlan::ioBuffer(const FrameSlot& s, int alloc) const {
+    return s.imported[alloc] ? s.imported[alloc] : s.owned[alloc];
+}
+
+void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
+    const vk::Device& dev = *ctx_.device;
+    VkExternalMemoryHandleTypeFlags exportTypes = 0;
+    if (options_.shareableIO) {
+        dev.require(dev.enabled().externalMemoryFd, "VK_KHR_external_memory_fd", "SessionOptions::shareableIO");
+        exportTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+        if (dev.enabled().dmaBuf && ctx_.info.dmaBuf) exportTypes |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
+    }
+    s.owned.resize(plan_.allocations.size());
+    s.imported.resize(plan_.allocations.size());
+    for (size_t a = 0; a < plan_.allocations.size(); ++a) {
+        const auto& al = plan_.allocations[a];
+        std::string what = fmt::format("{} (frame {})", al.name, index);
+        switch (al.kind) {
+            case AllocKind::Weights: break;
+            case AllocKind::Arena:
+                s.owned[a] = vk::Buffer(dev, al.size, kStorage, vk::MemoryUse::DeviceLocal, what.c_str());
+                break;
+            case AllocKind::Input:
+                s.owned[a] = vk::Buffer(dev, al.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, what.c_str(),
+                                        exportTypes);
+                s.inputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload,
+                                            what.c_str());
+                break;
+            case AllocKind::Output:
+                s.owned[a] = vk::Buffer(dev, al.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, what.c_str(),
+                                        exportTypes);
+                s.outputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback,
+                                             what.c_str());
+                break;
+        }
+    }
+    s.inputStaged.assign(plan_.graph.inputs.size(), 0);
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_CHECK(vkCreateFence(dev.handle(), &fi, nullptr, &s.fence));
+    if (timestamps_) {
+        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 2;
+        VK_CHECK(vkCreateQueryPool(dev.handle(), &qi, nullptr, &s.queries));
+    }
+
     uint32_t total = 0;
     for (const auto& d : plan_.dispatches) total += static_cast<uint32_t>(d.bindings.size());
     VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(total, 1u)};
@@ -88,17 +184,22 @@ void PreparedPlan::createDescriptors() {
     pi.maxSets = std::max<uint32_t>(static_cast<uint32_t>(plan_.dispatches.size()), 1u);
     pi.poolSizeCount = 1;
     pi.pPoolSizes = &size;
-    VK_CHECK(vkCreateDescriptorPool(dev, &pi, nullptr, &descriptorPool_));
-
-    const uint64_t align = ctx_.info.minStorageBufferOffsetAlignment;
-    sets_.resize(plan_.dispatches.size());
+    VK_CHECK(vkCreateDescriptorPool(dev.handle(), &pi, nullptr, &s.descriptorPool));
+    s.sets.resize(plan_.dispatches.size());
     for (size_t i = 0; i < plan_.dispatches.size(); ++i) {
         VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        ai.descriptorPool = descriptorPool_;
+        ai.descriptorPool = s.descriptorPool;
         ai.descriptorSetCount = 1;
         ai.pSetLayouts = &pipelines_[i].setLayout;
-        VK_CHECK(vkAllocateDescriptorSets(dev, &ai, &sets_[i]));
+        VK_CHECK(vkAllocateDescriptorSets(dev.handle(), &ai, &s.sets[i]));
+    }
+    writeDescriptors(s);
+}
 
+void PreparedPlan::writeDescriptors(FrameSlot& s) {
+    VkDevice dev = ctx_.device->handle();
+    const uint64_t align = ctx_.info.minStorageBufferOffsetAlignment;
+    for (size_t i = 0; i < plan_.dispatches.size(); ++i) {
         const auto& cmd = plan_.commands[i];
         const auto& d = plan_.dispatches[i];
         std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
@@ -109,15 +210,16 @@ void PreparedPlan::createDescriptors() {
             if (align && r.begin % static_cast<int64_t>(align) != 0)
                 fail(ErrorCode::Internal, "tensor '{}' is bound at offset {}, not a multiple of the device's {} bytes",
                      plan_.graph.values[r.tag].name, r.begin, align);
+            VkDeviceSize bufSize =
+                r.alloc == plan::kWeightsAlloc ? weights_.size() : ioBuffer(s, r.alloc).size();
             VkDeviceSize range = static_cast<VkDeviceSize>((r.end - r.begin + 3) / 4 * 4);
-            VkDeviceSize bufSize = buffers_[r.alloc].size();
             if (r.begin + static_cast<int64_t>(range) > static_cast<int64_t>(bufSize)) range = bufSize - r.begin;
             if (range > ctx_.info.maxStorageBufferRange)
                 fail(ErrorCode::Unsupported, "tensor '{}' needs {} bytes in one binding; device '{}' allows {}",
                      plan_.graph.values[r.tag].name, range, ctx_.info.name, ctx_.info.maxStorageBufferRange);
-            infos[b] = {buffers_[r.alloc].handle(), static_cast<VkDeviceSize>(r.begin), std::max<VkDeviceSize>(range, 4)};
+            infos[b] = {buffer(s, r.alloc), static_cast<VkDeviceSize>(r.begin), std::max<VkDeviceSize>(range, 4)};
             writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-            writes[b].dstSet = sets_[i];
+            writes[b].dstSet = s.sets[i];
             writes[b].dstBinding = static_cast<uint32_t>(b);
             writes[b].descriptorCount = 1;
             writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -127,47 +229,13 @@ void PreparedPlan::createDescriptors() {
     }
 }
 
-void PreparedPlan::submitAndWait(VkCommandBuffer cmd) {
-    VkDevice dev = ctx_.device->handle();
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    {
-        std::lock_guard<std::mutex> lock(ctx_.device->queueMutex());
-        VK_CHECK(vkQueueSubmit(ctx_.device->queue(), 1, &si, fence_));
-    }
-    VK_CHECK(vkWaitForFences(dev, 1, &fence_, VK_TRUE, UINT64_MAX));
-    VK_CHECK(vkResetFences(dev, 1, &fence_));
+void PreparedPlan::refreshSlot(FrameSlot& s) {
+    waitIdle(s);
+    writeDescriptors(s);
+    s.commandsRecorded = false;  // the copies name the buffers too
 }
 
-void PreparedPlan::uploadWeights() {
-    const auto& weights = plan_.allocations[plan::kWeightsAlloc];
-    if (weights.size == 0) return;
-    vk::Buffer staging(*ctx_.device, weights.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload,
-                       "weight staging");
-    auto* dst = static_cast<std::byte*>(staging.mapped());
-    std::memset(dst, 0, weights.size);
-    for (int v : plan_.weightValues) {
-        const Tensor& t = *plan_.graph.values[v].constant;
-        std::memcpy(dst + plan_.location[v].offset, t.data(), t.byteSize());
-    }
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = commandPool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    VK_CHECK(vkAllocateCommandBuffers(ctx_.device->handle(), &ai, &cmd));
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(weights.size)};
-    vkCmdCopyBuffer(cmd, staging.handle(), buffers_[plan::kWeightsAlloc].handle(), 1, &copy);
-    VK_CHECK(vkEndCommandBuffer(cmd));
-    submitAndWait(cmd);
-    vkFreeCommandBuffers(ctx_.device->handle(), commandPool_, 1, &cmd);
-}
-
-void PreparedPlan::recordDispatches(VkCommandBuffer cmd) const {
+void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s) const {
     for (size_t i = 0; i < plan_.dispatches.size(); ++i) {
         const auto& d = plan_.dispatches[i];
         const auto& b = plan_.barriers[i];
@@ -182,7 +250,7 @@ void PreparedPlan::recordDispatches(VkCommandBuffer cmd) const {
         }
         const vk::Pipeline& p = pipelines_[i];
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &sets_[i], 0, nullptr);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &s.sets[i], 0, nullptr);
         if (!d.push.empty())
             vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size()),
                                d.push.data());
@@ -190,19 +258,24 @@ void PreparedPlan::recordDispatches(VkCommandBuffer cmd) const {
     }
 }
 
-void PreparedPlan::recordRun() {
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = commandPool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VK_CHECK(vkAllocateCommandBuffers(ctx_.device->handle(), &ai, &runCommands_));
-    VkCommandBuffer cmd = runCommands_;
+void PreparedPlan::recordSlotRun(FrameSlot& s) {
+    VkDevice dev = ctx_.device->handle();
+    if (!s.commands) {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = commandPool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &s.commands));
+    }
+    VkCommandBuffer cmd = s.commands;
+    VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    if (timestamps_) vkCmdResetQueryPool(cmd, queryPool_, 0, 2);
+    if (timestamps_) vkCmdResetQueryPool(cmd, s.queries, 0, 2);
 
-    // The previous replay (or the weight upload) may still be reading or writing any buffer
-    // as far as this command buffer knows: order everything before against everything here.
+    // This slot's previous run (or another API writing shared memory) may still be reading
+    // or writing its buffers as far as this command buffer knows: order everything before
+    // against everything here.
     memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -210,53 +283,100 @@ void PreparedPlan::recordRun() {
                       VK_ACCESS_TRANSFER_WRITE_BIT);
     for (size_t i = 0; i < plan_.graph.inputs.size(); ++i) {
         int alloc = plan_.inputAlloc(static_cast<int>(i));
+        if (s.imported[alloc]) continue;  // read in place from shared memory
         VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(plan_.allocations[alloc].size)};
-        if (copy.size) vkCmdCopyBuffer(cmd, inputStaging_[i].handle(), buffers_[alloc].handle(), 1, &copy);
+        if (copy.size) vkCmdCopyBuffer(cmd, s.inputStaging[i].handle(), buffer(s, alloc), 1, &copy);
     }
     memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT);
-    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool_, 0);
-    recordDispatches(cmd);
-    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool_, 1);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 0);
+    recordDispatches(cmd, s);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s.queries, 1);
     memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_TRANSFER_READ_BIT);
     for (size_t k = 0; k < plan_.graph.outputs.size(); ++k) {
         int alloc = plan_.outputAlloc(static_cast<int>(k));
         VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(plan_.allocations[alloc].size)};
-        if (copy.size) vkCmdCopyBuffer(cmd, buffers_[alloc].handle(), outputStaging_[k].handle(), 1, &copy);
+        if (copy.size) vkCmdCopyBuffer(cmd, buffer(s, alloc), s.outputStaging[k].handle(), 1, &copy);
     }
     memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                   VK_ACCESS_HOST_READ_BIT);
     VK_CHECK(vkEndCommandBuffer(cmd));
+    s.commandsRecorded = true;
 }
 
-std::vector<NamedTensor> PreparedPlan::run(const std::vector<const Tensor*>& inputs, RunStats* stats) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < inputs.size(); ++i) std::memcpy(inputStaging_[i].mapped(), inputs[i]->data(), inputs[i]->byteSize());
-    double uploadMs = msSince(t0);
+void PreparedPlan::waitIdle(FrameSlot& s) {
+    if (!s.submitted) return;
+    VK_CHECK(vkWaitForFences(ctx_.device->handle(), 1, &s.fence, VK_TRUE, UINT64_MAX));
+}
 
-    submitAndWait(runCommands_);
+void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs, uint64_t ticket,
+                          const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline) {
+    VkDevice dev = ctx_.device->handle();
+    VkQueue queue = ctx_.device->queueFor("Session::run/submit");
+    waitIdle(s);  // the slot's staging and buffers are free once its last run finished
+    if (s.submitted) {
+        VK_CHECK(vkResetFences(dev, 1, &s.fence));
+        s.submitted = false;
+    }
+    if (!s.commandsRecorded) recordSlotRun(s);
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i]) std::memcpy(s.inputStaging[i].mapped(), inputs[i]->data(), inputs[i]->byteSize());
 
-    auto t1 = std::chrono::steady_clock::now();
+    std::vector<VkSemaphore> waitSems;
+    std::vector<uint64_t> waitValues;
+    std::vector<VkPipelineStageFlags> waitStages;
+    for (const auto& w : waits) {
+        waitSems.push_back(w.semaphore);
+        waitValues.push_back(w.value);
+        waitStages.push_back(VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    }
+    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    timeline.waitSemaphoreValueCount = static_cast<uint32_t>(waitValues.size());
+    timeline.pWaitSemaphoreValues = waitValues.data();
+    timeline.signalSemaphoreValueCount = signalTimeline ? 1 : 0;
+    timeline.pSignalSemaphoreValues = &ticket;
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = (signalTimeline || !waits.empty()) && ctx_.device->enabled().timelineSemaphore ? &timeline : nullptr;
+    si.waitSemaphoreCount = static_cast<uint32_t>(waitSems.size());
+    si.pWaitSemaphores = waitSems.data();
+    si.pWaitDstStageMask = waitStages.data();
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &s.commands;
+    si.signalSemaphoreCount = signalTimeline ? 1 : 0;
+    si.pSignalSemaphores = &signalTimeline;
+    {
+        std::lock_guard<std::mutex> lock(ctx_.device->queueMutex());
+        VK_CHECK(vkQueueSubmit(queue, 1, &si, s.fence));
+    }
+    s.submitted = true;
+    s.ticket = ticket;
+}
+
+std::vector<NamedTensor> PreparedPlan::readStagedOutputs(const FrameSlot& s) const {
     std::vector<NamedTensor> outputs;
     for (size_t k = 0; k < plan_.graph.outputs.size(); ++k) {
         const auto& v = plan_.graph.values[plan_.graph.outputs[k]];
         Tensor t(v.dtype, v.shape);
-        std::memcpy(t.data(), outputStaging_[k].mapped(), t.byteSize());
+        std::memcpy(t.data(), s.outputStaging[k].mapped(), t.byteSize());
         outputs.push_back({plan_.outputNames[k], std::move(t)});
     }
+    return outputs;
+}
+
+std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
+    waitIdle(s);
+    auto t0 = std::chrono::steady_clock::now();
+    auto outputs = readStagedOutputs(s);
     if (stats) {
-        stats->uploadMs = uploadMs;
-        stats->downloadMs = msSince(t1);
+        stats->downloadMs = msSince(t0);
         stats->gpuMs = -1;
-        if (timestamps_) {
-            uint64_t ts[2] = {0, 0};
-            if (vkGetQueryPoolResults(ctx_.device->handle(), queryPool_, 0, 2, sizeof(ts), ts, sizeof(uint64_t),
-                                      VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
-                uint32_t bits = ctx_.device->timestampValidBits();
-                uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
-                stats->gpuMs = static_cast<double>((ts[1] - ts[0]) & mask) * ctx_.info.timestampPeriodNs * 1e-6;
-            }
+        uint64_t ts[2] = {0, 0};
+        if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, 2, sizeof(ts), ts, sizeof(uint64_t),
+                                                 VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+            uint32_t bits = ctx_.device->timestampValidBits();
+            uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+            stats->gpuMs = static_cast<double>((ts[1] - ts[0]) & mask) * ctx_.info.timestampPeriodNs * 1e-6;
         }
     }
     return outputs;

@@ -1,9 +1,12 @@
-// A compiled plan with its GPU resources: buffers for every allocation, weights uploaded,
-// pipelines and descriptor sets, and the command buffer recorded once and replayed.
+// A compiled plan with its GPU resources. Shared by all frames: the weights and pipelines.
+// Per frame slot (SessionOptions::framesInFlight of them, created on first use): the arena,
+// the input and output buffers, staging, descriptor sets, the recorded command buffer, a
+// fence and timestamps, so that a frame never waits for another (no resource is shared).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
+#include <memory>
 #include <vector>
 
 #include "plan/compile.h"
@@ -14,43 +17,84 @@
 
 namespace vkinfer::rt {
 
+struct FrameSlot {
+    std::vector<vk::Buffer> owned;         // per allocation (weights stay in the plan)
+    std::vector<vk::Buffer> imported;      // per allocation: replaces `owned` when imported
+    std::vector<vk::Buffer> inputStaging;  // per graph input
+    std::vector<vk::Buffer> outputStaging; // per graph output
+    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> sets;     // per dispatch
+    VkCommandBuffer commands = VK_NULL_HANDLE;  // the separate-context run, recorded once
+    bool commandsRecorded = false;
+    VkFence fence = VK_NULL_HANDLE;        // signaled when its last submission finished
+    bool submitted = false;                // a submission is outstanding (fence not yet waited)
+    uint64_t ticket = 0;                   // Ticket value of the last submission
+    VkQueryPool queries = VK_NULL_HANDLE;
+    std::vector<char> inputStaged;         // per graph input: stageInput() filled its staging
+};
+
 class PreparedPlan {
 public:
-    PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, bool timestamps);
+    PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options);
     ~PreparedPlan();
     PreparedPlan(const PreparedPlan&) = delete;
     PreparedPlan& operator=(const PreparedPlan&) = delete;
 
     const plan::CompiledPlan& plan() const { return plan_; }
+    detail::ContextImpl& context() const { return ctx_; }
 
-    // Records every dispatch with its planned barriers into `cmd` (no transfers, no
-    // boundary barriers): the part shared by the engine's own command buffer and a host's.
-    void recordDispatches(VkCommandBuffer cmd) const;
+    // Frame slot `i` (< framesInFlight), created on first use.
+    FrameSlot& slot(uint32_t i);
+    VkBuffer buffer(const FrameSlot& s, int alloc) const;
+    const vk::Buffer& ioBuffer(const FrameSlot& s, int alloc) const;
 
-    // inputs[i] is graph input i. Copies into staging, submits, waits, reads back.
-    std::vector<NamedTensor> run(const std::vector<const Tensor*>& inputs, RunStats* stats);
+    // Weights reach the GPU once: submitted and waited on the engine's queue, or (on a
+    // host device without a queue) recorded into the first command buffer the host gives.
+    bool weightsUploaded() const { return weightsUploaded_; }
+    void recordWeightUpload(VkCommandBuffer cmd);
 
-    VkBuffer buffer(int alloc) const { return buffers_[alloc].handle(); }
+    // Every dispatch with its planned barriers (no transfers, no boundary barriers): the
+    // part shared by the engine's own command buffers and the host's.
+    void recordDispatches(VkCommandBuffer cmd, const FrameSlot& s) const;
+
+    // Separate-context execution of one slot: copies `inputs` (graph input order) into its
+    // staging, submits its command buffer (waiting on `waitSemaphores`, signaling
+    // `signalTimeline` with `ticket` when given), and returns at once.
+    struct ExternalWait {
+        VkSemaphore semaphore;
+        uint64_t value;  // 0 for binary semaphores
+    };
+    void submit(FrameSlot& s, const std::vector<const Tensor*>& inputs, uint64_t ticket,
+                const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline);
+    // Waits for the slot's submission and reads its outputs (and GPU time into stats).
+    std::vector<NamedTensor> collect(FrameSlot& s, RunStats* stats);
+    void waitIdle(FrameSlot& s);
+
+    // The slot's readback staging (interleaved mode: after the host's fence).
+    std::vector<NamedTensor> readStagedOutputs(const FrameSlot& s) const;
+    // Rewrites the slot's descriptor sets (after an import replaced one of its buffers).
+    void refreshSlot(FrameSlot& s);
 
 private:
-    void uploadWeights();
-    void createDescriptors();
-    void recordRun();
-    void submitAndWait(VkCommandBuffer cmd);
+    void createSlotResources(FrameSlot& s, uint32_t index);
+    void writeDescriptors(FrameSlot& s);
+    void recordSlotRun(FrameSlot& s);
+    void submitOnce(VkCommandBuffer cmd);
 
     detail::ContextImpl& ctx_;
     plan::CompiledPlan plan_;
+    SessionOptions options_;
     bool timestamps_;
-    std::vector<vk::Buffer> buffers_;          // per allocation
-    std::vector<vk::Buffer> inputStaging_;
-    std::vector<vk::Buffer> outputStaging_;
-    std::vector<vk::Pipeline> pipelines_;      // per dispatch
-    VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> sets_;        // per dispatch
+    vk::Buffer weights_;
+    vk::Buffer weightStaging_;  // kept until a recorded upload is surely done (plan destruction)
+    bool weightsUploaded_ = false;
+    std::vector<vk::Pipeline> pipelines_;  // per dispatch
     VkCommandPool commandPool_ = VK_NULL_HANDLE;
-    VkCommandBuffer runCommands_ = VK_NULL_HANDLE;
-    VkFence fence_ = VK_NULL_HANDLE;
-    VkQueryPool queryPool_ = VK_NULL_HANDLE;
+    std::vector<std::unique_ptr<FrameSlot>> slots_;
 };
+
+// Records a global memory barrier (the form every vkinfer barrier takes).
+void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess, VkPipelineStageFlags dst,
+                   VkAccessFlags dstAccess);
 
 }  // namespace vkinfer::rt

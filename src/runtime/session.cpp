@@ -2,52 +2,118 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 
 #include "core/error.h"
 #include "runtime/model_data.h"
-#include "runtime/prepared_plan.h"
+#include "runtime/session_impl.h"
+#include "vk/check.h"
 
 namespace vkinfer {
 
 namespace detail {
 
-struct SessionImpl {
-    Context context;
-    Model model;
-    SessionOptions options;
-    std::map<std::string, std::unique_ptr<rt::PreparedPlan>> plans;  // keyed by input shapes
+SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
+    : context(std::move(c)), model(std::move(m)), options(o) {
+    if (options.framesInFlight < 1 || options.framesInFlight > 16)
+        fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
+             options.framesInFlight);
+    framePlan.assign(options.framesInFlight, nullptr);
+    staged.assign(options.framesInFlight, std::vector<std::optional<Tensor>>(model.inputs().size()));
+}
 
-    SessionImpl(Context c, Model m, SessionOptions o) : context(std::move(c)), model(std::move(m)), options(o) {}
+SessionImpl::~SessionImpl() {
+    plans.clear();  // waits for the plans' own submissions
+    VkDevice dev = ctx().device->handle();
+    for (auto& w : pendingWaits) vkDestroySemaphore(dev, w.semaphore, nullptr);
+    for (auto& [sem, after] : retiredWaits) vkDestroySemaphore(dev, sem, nullptr);
+    if (timeline) vkDestroySemaphore(dev, timeline, nullptr);
+}
 
-    ContextImpl& ctx() { return *context.impl(); }
+PlanOptions SessionImpl::planOptions() const {
+    PlanOptions po;
+    po.sync = options.sync;
+    po.precision = options.precision;
+    po.alignment = context.impl()->planAlignment(po.alignment);
+    return po;
+}
 
-    PlanOptions planOptions() const {
-        PlanOptions po;
-        po.sync = options.sync;
-        po.precision = options.precision;
-        po.alignment = context.impl()->planAlignment(po.alignment);
-        return po;
+rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled) {
+    std::string key;
+    for (const auto& [name, shape] : shapes) key += name + "=" + shapeToString(shape) + ";";
+    auto it = plans.find(key);
+    if (compiled) *compiled = it == plans.end();
+    if (it != plans.end()) return *it->second;
+    auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions());
+    auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
+    ctx().checkValidation("plan preparation");
+    return *plans.emplace(key, std::move(prepared)).first->second;
+}
+
+std::vector<const Tensor*> SessionImpl::orderInputs(const std::vector<NamedTensor>& inputs, InputShapes* shapes) const {
+    const auto& decls = model.inputs();
+    std::vector<const Tensor*> ordered(decls.size(), nullptr);
+    for (const auto& in : inputs) {
+        auto it = std::find_if(decls.begin(), decls.end(), [&](const TensorDesc& d) { return d.name == in.name; });
+        if (it == decls.end()) {
+            std::string names;
+            for (const auto& d : decls) names += (names.empty() ? "'" : ", '") + d.name + "'";
+            fail(ErrorCode::InvalidArgument, "the model has no input named '{}' (its inputs: {})", in.name, names);
+        }
+        size_t i = static_cast<size_t>(it - decls.begin());
+        if (ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is given twice", in.name);
+        if (in.tensor.dtype() != it->dtype)
+            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but a {} tensor was given", in.name,
+                 dataTypeName(it->dtype), dataTypeName(in.tensor.dtype()));
+        ordered[i] = &in.tensor;
+        shapes->emplace_back(in.name, in.tensor.shape());
     }
+    return ordered;
+}
 
-    static std::string keyOf(const InputShapes& shapes) {
-        std::string key;
-        for (const auto& [name, shape] : shapes) key += name + "=" + shapeToString(shape) + ";";
-        return key;
-    }
+VkSemaphore SessionImpl::timelineSemaphore() {
+    if (timeline || !ctx().device->enabled().timelineSemaphore) return timeline;
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = lastTicket;
+    VkExportSemaphoreCreateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    exportInfo.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    timelineExportable = ctx().device->enabled().externalSemaphoreFd && ctx().info.timelineSemaphoreExport;
+    if (timelineExportable) type.pNext = &exportInfo;
+    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    ci.pNext = &type;
+    VK_CHECK(vkCreateSemaphore(ctx().device->handle(), &ci, nullptr, &timeline));
+    return timeline;
+}
 
-    // The prepared plan for these (resolved) shapes, compiling it on first use.
-    rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled) {
-        std::string key = keyOf(shapes);
-        auto it = plans.find(key);
-        if (compiled) *compiled = it == plans.end();
-        if (it != plans.end()) return *it->second;
-        auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions());
-        auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options.timestamps);
-        ctx().checkValidation("plan preparation");
-        return *plans.emplace(key, std::move(prepared)).first->second;
-    }
-};
+void SessionImpl::releaseFinishedWaits() {
+    // An imported semaphore may be destroyed once the submission that waited on it is done.
+    VkDevice dev = ctx().device->handle();
+    auto done = [&](uint64_t ticket) {
+        auto it = outstanding.find(ticket);
+        return it == outstanding.end();
+    };
+    retiredWaits.erase(std::remove_if(retiredWaits.begin(), retiredWaits.end(),
+                                      [&](const auto& r) {
+                                          if (!done(r.second)) return false;
+                                          vkDestroySemaphore(dev, r.first, nullptr);
+                                          return true;
+                                      }),
+                       retiredWaits.end());
+}
+
+uint64_t SessionImpl::submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs) {
+    rt::FrameSlot& slot = plan.slot(frame);
+    // Reusing the slot ends the previous ticket that ran there (its outputs get overwritten).
+    if (slot.submitted) outstanding.erase(slot.ticket);
+    uint64_t ticket = lastTicket + 1;
+    plan.submit(slot, inputs, ticket, pendingWaits, timelineSemaphore());
+    lastTicket = ticket;
+    for (auto& w : pendingWaits) retiredWaits.emplace_back(w.semaphore, ticket);
+    pendingWaits.clear();
+    outstanding[ticket] = &plan;
+    framePlan[frame] = &plan;
+    return ticket;
+}
 
 }  // namespace detail
 
@@ -62,49 +128,91 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
 }
 
 Status Session::prepare(const InputShapes& shapes) {
-    return guardStatus([&] { impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)), nullptr); });
+    return guardStatus([&] { impl_->planFor(unwrap(impl_->model.resolveShapes(shapes))); });
+}
+
+Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
+    return guardResult<Ticket>([&] {
+        InputShapes shapes;
+        auto ordered = impl_->orderInputs(inputs, &shapes);
+        for (size_t i = 0; i < ordered.size(); ++i)
+            if (!ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is missing", impl_->model.inputs()[i].name);
+        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)));
+        uint32_t frame = impl_->nextFrame;
+        impl_->nextFrame = (frame + 1) % impl_->options.framesInFlight;
+        uint64_t value = impl_->submit(plan, frame, ordered);
+        impl_->ctx().checkValidation("submission");
+        return Ticket{value, frame};
+    });
+}
+
+Result<std::vector<NamedTensor>> Session::wait(const Ticket& ticket, RunStats* stats) {
+    return guardResult<std::vector<NamedTensor>>([&] {
+        auto it = impl_->outstanding.find(ticket.value);
+        if (it == impl_->outstanding.end())
+            fail(ErrorCode::InvalidArgument,
+                 "ticket {} is not outstanding: it was already waited for, or its frame slot was reused by a later "
+                 "submission (framesInFlight = {})",
+                 ticket.value, impl_->options.framesInFlight);
+        rt::PreparedPlan& plan = *it->second;
+        rt::FrameSlot& slot = plan.slot(ticket.frame);
+        auto outputs = plan.collect(slot, stats);
+        impl_->outstanding.erase(it);
+        impl_->releaseFinishedWaits();
+        impl_->ctx().checkValidation("inference");
+        return outputs;
+    });
+}
+
+Result<bool> Session::isDone(const Ticket& ticket) {
+    return guardResult<bool>([&] {
+        auto it = impl_->outstanding.find(ticket.value);
+        if (it == impl_->outstanding.end()) return true;
+        rt::FrameSlot& slot = it->second->slot(ticket.frame);
+        VkResult r = vkGetFenceStatus(impl_->ctx().device->handle(), slot.fence);
+        if (r != VK_SUCCESS && r != VK_NOT_READY) VK_CHECK(r);
+        return r == VK_SUCCESS;
+    });
 }
 
 Result<std::vector<NamedTensor>> Session::run(const std::vector<NamedTensor>& inputs, RunStats* stats) {
-    return guardResult<std::vector<NamedTensor>>([&] {
-        auto t0 = std::chrono::steady_clock::now();
-        const auto& decls = impl_->model.inputs();
-        std::vector<const Tensor*> ordered(decls.size(), nullptr);
+    auto t0 = std::chrono::steady_clock::now();
+    size_t plansBefore = impl_->plans.size();
+    auto ticket = submit(inputs);
+    if (!ticket.ok()) return ticket.status();
+    auto out = wait(*ticket, stats);
+    if (out.ok() && stats) {
+        stats->planned = impl_->plans.size() != plansBefore;
+        stats->wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return out;
+}
+
+Status Session::stageInput(uint32_t frame, const NamedTensor& input) {
+    return guardStatus([&] {
+        if (frame >= impl_->options.framesInFlight)
+            fail(ErrorCode::InvalidArgument, "frame {} is out of range (framesInFlight = {})", frame,
+                 impl_->options.framesInFlight);
         InputShapes shapes;
-        for (const auto& in : inputs) {
-            auto it = std::find_if(decls.begin(), decls.end(), [&](const TensorDesc& d) { return d.name == in.name; });
-            if (it == decls.end()) {
-                std::string names;
-                for (const auto& d : decls) names += (names.empty() ? "'" : ", '") + d.name + "'";
-                fail(ErrorCode::InvalidArgument, "the model has no input named '{}' (its inputs: {})", in.name, names);
-            }
-            size_t i = static_cast<size_t>(it - decls.begin());
-            if (ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is given twice", in.name);
-            if (in.tensor.dtype() != it->dtype)
-                fail(ErrorCode::InvalidArgument, "input '{}' must be {} but a {} tensor was given", in.name,
-                     dataTypeName(it->dtype), dataTypeName(in.tensor.dtype()));
-            ordered[i] = &in.tensor;
-            shapes.emplace_back(in.name, in.tensor.shape());
-        }
-        for (size_t i = 0; i < decls.size(); ++i)
-            if (!ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is missing", decls[i].name);
-        InputShapes resolved = unwrap(impl_->model.resolveShapes(shapes));
-        bool compiled = false;
-        rt::PreparedPlan& prepared = impl_->planFor(resolved, &compiled);
-        auto outputs = prepared.run(ordered, stats);
-        impl_->ctx().checkValidation("inference");
-        if (stats) {
-            stats->planned = compiled;
-            stats->wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        }
-        return outputs;
+        auto ordered = impl_->orderInputs({input}, &shapes);
+        for (size_t i = 0; i < ordered.size(); ++i)
+            if (ordered[i]) impl_->staged[frame][i] = input.tensor;
+    });
+}
+
+Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
+    return guardResult<std::vector<NamedTensor>>([&] {
+        if (frame >= impl_->options.framesInFlight || !impl_->framePlan[frame])
+            fail(ErrorCode::InvalidArgument, "frame {} has not been recorded or run", frame);
+        rt::PreparedPlan& plan = *impl_->framePlan[frame];
+        return plan.readStagedOutputs(plan.slot(frame));
     });
 }
 
 Result<std::string> Session::planJson(const InputShapes& shapes) {
     return guardResult<std::string>([&] {
         InputShapes resolved = unwrap(impl_->model.resolveShapes(shapes));
-        return plan::planToJson(impl_->planFor(resolved, nullptr).plan());
+        return plan::planToJson(impl_->planFor(resolved).plan());
     });
 }
 

@@ -1,13 +1,38 @@
-// The logical device, its compute queue, and buffers with their memory.
+// The logical device (created by vkinfer, or adopted from the host), its compute queue, and
+// buffers with their memory.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <mutex>
+#include <string>
 
 #include "vkinfer/context.h"
 
 namespace vkinfer::vk {
+
+// What is enabled on the VkDevice vkinfer runs on (its own, or what the host declared).
+struct EnabledCapabilities {
+    bool timelineSemaphore = false;
+    bool externalMemoryFd = false;     // VK_KHR_external_memory_fd
+    bool dmaBuf = false;               // VK_EXT_external_memory_dma_buf
+    bool externalSemaphoreFd = false;  // VK_KHR_external_semaphore_fd
+    bool storage16Bit = false;
+    bool float16 = false;
+    bool storage8Bit = false;
+    bool int8 = false;
+    bool int64 = false;
+    bool storageImageWriteWithoutFormat = false;
+};
+
+// The handles of a device vkinfer does not own (see include/vkinfer/interop.h HostDevice).
+struct AdoptedDevice {
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    uint32_t queueFamily = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    EnabledCapabilities enabled;
+};
 
 class Device {
 public:
@@ -15,15 +40,21 @@ public:
     // (16-bit storage, fp16/int8 arithmetic, timeline semaphores, external memory and
     // semaphore fds).
     Device(VkPhysicalDevice phys, const DeviceInfo& info);
+    // Runs on the host's device; never destroys it.
+    Device(const AdoptedDevice& host, const DeviceInfo& info);
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
 
     VkDevice handle() const { return device_; }
     VkPhysicalDevice physical() const { return phys_; }
-    VkQueue queue() const { return queue_; }
+    // The queue for vkinfer's own submissions; throws naming `what` if the host gave none.
+    VkQueue queueFor(const char* what) const;
+    bool hasQueue() const { return queue_ != VK_NULL_HANDLE; }
     uint32_t queueFamily() const { return queueFamily_; }
     const DeviceInfo& info() const { return info_; }
+    const EnabledCapabilities& enabled() const { return enabled_; }
+    bool owned() const { return owned_; }
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memProps_; }
     std::mutex& queueMutex() { return queueMutex_; }
     uint32_t timestampValidBits() const { return timestampBits_; }
@@ -32,13 +63,20 @@ public:
     // also have `preferred`. Throws if none.
     uint32_t findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred = 0) const;
 
+    // Throws Unsupported "<feature> is not enabled on the device (needed for <what>)".
+    void require(bool enabled, const char* feature, const std::string& what) const;
+
 private:
+    void readFamilyAndMemory();
+
     VkPhysicalDevice phys_;
     DeviceInfo info_;
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queueFamily_ = 0;
     uint32_t timestampBits_ = 0;
+    bool owned_ = true;
+    EnabledCapabilities enabled_;
     VkPhysicalDeviceMemoryProperties memProps_{};
     std::mutex queueMutex_;
 };
@@ -50,11 +88,18 @@ enum class MemoryUse {
 };
 
 // A VkBuffer with its own VkDeviceMemory (vkinfer allocates a handful per plan, so a
-// sub-allocator would buy nothing). Host-visible kinds stay mapped.
+// sub-allocator would buy nothing). Host-visible kinds stay mapped. The memory may be
+// exportable (a dedicated allocation with VkExportMemoryAllocateInfo) or imported from an fd.
 class Buffer {
 public:
     Buffer() = default;
-    Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use, const char* what);
+    Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use, const char* what,
+           VkExternalMemoryHandleTypeFlags exportTypes = 0);
+    // Binds a new buffer to memory imported from `fd` (ownership of the fd passes to Vulkan
+    // on success only). `offset` is where the buffer starts in that memory.
+    static Buffer imported(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, int fd,
+                           VkExternalMemoryHandleTypeFlagBits type, VkDeviceSize allocationSize, VkDeviceSize offset,
+                           bool dedicated, const char* what);
     ~Buffer();
     Buffer(Buffer&& o) noexcept;
     Buffer& operator=(Buffer&& o) noexcept;
@@ -62,7 +107,11 @@ public:
     Buffer& operator=(const Buffer&) = delete;
 
     VkBuffer handle() const { return buffer_; }
+    VkDeviceMemory memory() const { return memory_; }
     VkDeviceSize size() const { return size_; }
+    VkDeviceSize allocationSize() const { return allocationSize_; }
+    uint32_t memoryTypeBits() const { return memoryTypeBits_; }
+    VkExternalMemoryHandleTypeFlags exportTypes() const { return exportTypes_; }
     void* mapped() const { return mapped_; }
     explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
 
@@ -72,6 +121,9 @@ private:
     VkBuffer buffer_ = VK_NULL_HANDLE;
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
     VkDeviceSize size_ = 0;
+    VkDeviceSize allocationSize_ = 0;
+    uint32_t memoryTypeBits_ = 0;
+    VkExternalMemoryHandleTypeFlags exportTypes_ = 0;
     void* mapped_ = nullptr;
 };
 

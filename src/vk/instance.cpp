@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "vk/check.h"
+#include "vk/features.h"
 
 namespace vkinfer::vk {
 
@@ -211,17 +212,12 @@ DeviceInfo queryDeviceInfo(VkInstance, VkPhysicalDevice phys, uint32_t index) {
     d.minStorageBufferOffsetAlignment = p.limits.minStorageBufferOffsetAlignment;
     d.timestampPeriodNs = p.limits.timestampPeriod;
 
-    VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    features.pNext = &f11;
-    f11.pNext = &f12;
-    vkGetPhysicalDeviceFeatures2(phys, &features);
-    d.fp16Arithmetic = f12.shaderFloat16;
-    d.int8Arithmetic = f12.shaderInt8;
-    d.storage16Bit = f11.storageBuffer16BitAccess;
-    d.int64Arithmetic = features.features.shaderInt64;
-    d.timelineSemaphore = f12.timelineSemaphore;
+    FeatureChain f = FeatureChain::supported(phys);
+    d.fp16Arithmetic = f.v12.shaderFloat16;
+    d.int8Arithmetic = f.v12.shaderInt8;
+    d.storage16Bit = f.v11.storageBuffer16BitAccess;
+    d.int64Arithmetic = f.core.features.shaderInt64;
+    d.timelineSemaphore = f.v12.timelineSemaphore;
 
     d.externalMemoryFd = hasDeviceExtension(phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) &&
                          bufferExportable(phys, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);

@@ -26,22 +26,40 @@ PipelineCache::~PipelineCache() {
         vkDestroyPipelineLayout(dev, l.pipeline, nullptr);
         vkDestroyDescriptorSetLayout(dev, l.set, nullptr);
     }
+    if (sampler_) vkDestroySampler(dev, sampler_, nullptr);
     vkDestroyPipelineCache(dev, cache_, nullptr);
 }
 
-PipelineCache::Layout PipelineCache::layoutFor(uint32_t bindings) {
-    auto it = layouts_.find(bindings);
+VkSampler PipelineCache::sampler() {
+    if (sampler_) return sampler_;
+    VkSamplerCreateInfo si{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    si.magFilter = VK_FILTER_NEAREST;
+    si.minFilter = VK_FILTER_NEAREST;
+    si.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    si.addressModeU = si.addressModeV = si.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    si.maxLod = 0.0f;
+    VK_CHECK(vkCreateSampler(device_.handle(), &si, nullptr, &sampler_));
+    return sampler_;
+}
+
+PipelineCache::Layout PipelineCache::layoutFor(const std::vector<VkDescriptorType>& types) {
+    auto it = layouts_.find(types);
     if (it != layouts_.end()) return it->second;
-    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
-    for (uint32_t i = 0; i < bindings; ++i) {
+    std::vector<VkDescriptorSetLayoutBinding> b(types.size());
+    VkSampler immutable = VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < types.size(); ++i) {
         b[i].binding = i;
-        b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        b[i].descriptorType = types[i];
         b[i].descriptorCount = 1;
         b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        if (types[i] == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER) {
+            immutable = sampler();
+            b[i].pImmutableSamplers = &immutable;
+        }
     }
     Layout l;
     VkDescriptorSetLayoutCreateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    si.bindingCount = bindings;
+    si.bindingCount = static_cast<uint32_t>(b.size());
     si.pBindings = b.data();
     VK_CHECK(vkCreateDescriptorSetLayout(device_.handle(), &si, nullptr, &l.set));
     // One push-constant range of the 128 bytes every device guarantees, shared by all kernels.
@@ -52,7 +70,7 @@ PipelineCache::Layout PipelineCache::layoutFor(uint32_t bindings) {
     pi.pushConstantRangeCount = 1;
     pi.pPushConstantRanges = &range;
     VK_CHECK(vkCreatePipelineLayout(device_.handle(), &pi, nullptr, &l.pipeline));
-    layouts_[bindings] = l;
+    layouts_[types] = l;
     return l;
 }
 
@@ -71,32 +89,39 @@ VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
 }
 
 Pipeline PipelineCache::get(const ops::Dispatch& d) {
-    std::string key = d.kernel + "|" + std::to_string(d.bindings.size());
-    for (uint32_t v : d.localSize) key += "," + std::to_string(v);
-    for (uint32_t v : d.spec) key += ":" + std::to_string(v);
+    return get(d.kernel, std::vector<VkDescriptorType>(d.bindings.size(), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), d.localSize,
+               d.spec);
+}
+
+Pipeline PipelineCache::get(const std::string& kernel, const std::vector<VkDescriptorType>& types,
+                            const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec) {
+    std::string key = kernel + "|";
+    for (auto t : types) key += std::to_string(static_cast<int>(t)) + ".";
+    for (uint32_t v : localSize) key += "," + std::to_string(v);
+    for (uint32_t v : spec) key += ":" + std::to_string(v);
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = pipelines_.find(key);
     if (it != pipelines_.end()) return it->second;
 
-    Layout layout = layoutFor(static_cast<uint32_t>(d.bindings.size()));
-    std::vector<uint32_t> values(d.localSize.begin(), d.localSize.end());
-    values.insert(values.end(), d.spec.begin(), d.spec.end());
+    Layout layout = layoutFor(types);
+    std::vector<uint32_t> values(localSize.begin(), localSize.end());
+    values.insert(values.end(), spec.begin(), spec.end());
     std::vector<VkSpecializationMapEntry> entries(values.size());
     for (uint32_t i = 0; i < values.size(); ++i) entries[i] = {i, i * 4u, 4};
-    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
+    VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
 
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = moduleFor(d.kernel);
+    info.stage.module = moduleFor(kernel);
     info.stage.pName = "main";
-    info.stage.pSpecializationInfo = &spec;
+    info.stage.pSpecializationInfo = &si;
     info.layout = layout.pipeline;
     Pipeline p{VK_NULL_HANDLE, layout.pipeline, layout.set};
     VkResult r = vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &p.pipeline);
     if (r != VK_SUCCESS)
         throw Error(Status(ErrorCode::VulkanError,
-                           fmt::format("vkCreateComputePipelines for kernel '{}' returned {}", d.kernel, resultName(r)),
+                           fmt::format("vkCreateComputePipelines for kernel '{}' returned {}", kernel, resultName(r)),
                            static_cast<int32_t>(r)));
     pipelines_[key] = p;
     return p;

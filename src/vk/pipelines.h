@@ -4,7 +4,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include <array>
 #include <map>
+#include <vector>
 #include <mutex>
 #include <string>
 
@@ -26,8 +28,12 @@ public:
     PipelineCache(const PipelineCache&) = delete;
     PipelineCache& operator=(const PipelineCache&) = delete;
 
-    // Thread-safe. Throws Error naming the kernel on failure.
+    // Thread-safe. Throws Error naming the kernel on failure. A dispatch's bindings are all
+    // storage buffers.
     Pipeline get(const ops::Dispatch& d);
+    // Any kernel: binding i of its one descriptor set has type descriptorTypes[i].
+    Pipeline get(const std::string& kernel, const std::vector<VkDescriptorType>& descriptorTypes,
+                 const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
 
 private:
@@ -35,13 +41,15 @@ private:
         VkDescriptorSetLayout set = VK_NULL_HANDLE;
         VkPipelineLayout pipeline = VK_NULL_HANDLE;
     };
-    Layout layoutFor(uint32_t bindings);
+    Layout layoutFor(const std::vector<VkDescriptorType>& types);
+    VkSampler sampler();
     VkShaderModule moduleFor(const std::string& kernel);
 
     Device& device_;
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     std::mutex mutex_;
-    std::map<uint32_t, Layout> layouts_;
+    std::map<std::vector<VkDescriptorType>, Layout> layouts_;
+    VkSampler sampler_ = VK_NULL_HANDLE;  // nearest, clamp: texelFetch-style reads of host images
     std::map<std::string, VkShaderModule> modules_;
     std::map<std::string, Pipeline> pipelines_;
 };

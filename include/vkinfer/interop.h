@@ -1,0 +1,203 @@
+// Integration with the host application's own Vulkan work. The only public header that
+// includes <vulkan/vulkan.h>. See docs/INTEGRATION.md for the three patterns:
+//
+//   separate context   Context::create + Session::run / submit + wait (session.h)
+//   interleaved        wrapHostDevice + recordInference into the host's command buffer
+//   shared resources   export/import of tensor memory and semaphores as fds
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vkinfer/context.h"
+#include "vkinfer/session.h"
+#include "vkinfer/status.h"
+
+namespace vkinfer {
+
+// ---------------------------------------------------------------------------------------
+// Interleaved execution: running on the host's VkDevice.
+
+// The host's device and what it enabled. vkinfer never destroys these objects; they must
+// outlive every Context and Session made from them.
+struct HostDevice {
+    VkInstance instance = VK_NULL_HANDLE;
+    VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
+    VkDevice device = VK_NULL_HANDLE;
+    // Family of the command buffers vkinfer records into; it must support compute.
+    uint32_t queueFamilyIndex = 0;
+    // Optional: a queue of that family, for the separate-context calls (Session::run,
+    // submit) on this device. recordInference never submits. When given, calls that submit
+    // lock nothing on the host's side: the host must not use the queue concurrently.
+    VkQueue queue = VK_NULL_HANDLE;
+    // VkApplicationInfo::apiVersion the host created the instance with (at least 1.2).
+    uint32_t apiVersion = VK_API_VERSION_1_2;
+    // Device extensions the host enabled (VK_KHR_external_memory_fd, ...).
+    std::vector<std::string> enabledExtensions;
+    // Features the host enabled at vkCreateDevice (pNext is not read).
+    VkPhysicalDeviceFeatures features{};
+    VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+};
+
+// A context on the host's device. Fails with Unsupported naming exactly what is missing
+// (API version, queue family without compute). Optional capabilities the host did not enable
+// (timeline semaphores, external memory, ...) are reported when a call needs them, naming the
+// feature or extension. Validation is the host's: vkinfer adds no messenger to its instance.
+Result<Context> wrapHostDevice(const HostDevice& host);
+
+// How an image or buffer was last used before vkinfer's commands ("before"), or will be used
+// after them ("after"). vkinfer records the barriers and layout transitions between these
+// and its own accesses.
+struct ImageState {
+    VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;  // UNDEFINED as "before": contents may be discarded
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+    VkAccessFlags access = 0;
+};
+struct BufferState {
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+    VkAccessFlags access = 0;
+};
+
+// An image the host owns (mip 0, array layer 0, color aspect). Formats:
+// VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT.
+struct HostImage {
+    VkImage image = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;  // a 2-D color view of the image
+    VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    uint32_t width = 0;
+    uint32_t height = 0;
+};
+
+enum class ImageAccess {
+    Sampled,  // read through a combined image sampler (any of the formats; needs SAMPLED usage)
+    Storage,  // read/written as a storage image (needs STORAGE usage)
+};
+
+// Pre-processing: image -> model input [N=1, C, H, W] with C <= 4 (RGBA order; BGRA8 images
+// are read as RGBA like any sampled view): tensor[c] = (pixel[c] - mean[c]) * scale[c].
+// The input's H and W are the image's; for a dynamic model they define the shape.
+struct ImageInput {
+    HostImage image;
+    ImageAccess access = ImageAccess::Sampled;
+    ImageState before;  // e.g. {COLOR_ATTACHMENT_OPTIMAL, COLOR_ATTACHMENT_OUTPUT, COLOR_ATTACHMENT_WRITE}
+    ImageState after;   // restored afterwards, e.g. back to COLOR_ATTACHMENT_OPTIMAL for the next frame
+    std::array<float, 4> mean{0, 0, 0, 0};
+    std::array<float, 4> scale{1, 1, 1, 1};
+};
+
+// Post-processing: model output [1, C, H, W] (C <= 4) -> storage image:
+// pixel[c] = tensor[c] * scale[c] + bias[c], clamped to [0, 1] for UNORM formats; missing
+// channels become 0 and alpha 1 (a 1-channel output is replicated to RGB).
+struct ImageOutput {
+    HostImage image;
+    ImageState before;  // e.g. {UNDEFINED} (overwritten entirely) or the previous frame's read
+    ImageState after;   // e.g. {SHADER_READ_ONLY_OPTIMAL, FRAGMENT_SHADER, SHADER_READ}
+    std::array<float, 4> scale{1, 1, 1, 1};
+    std::array<float, 4> bias{0, 0, 0, 0};
+};
+
+// A host buffer copied into a model input, or receiving a model output (tightly packed,
+// row-major, the tensor's type).
+struct BufferInput {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    BufferState before;
+    BufferState after;
+};
+struct BufferOutput {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;
+    BufferState before;
+    BufferState after;
+};
+
+// What one recordInference call connects. Inputs not listed read the engine's own input
+// buffer of this frame slot (filled by Session::stageInput, or through imported memory);
+// outputs not listed stay in the engine's output buffer and are copied to its readback
+// staging (Session::readOutputs after the host's fence).
+struct RecordIO {
+    std::vector<std::pair<std::string, ImageInput>> imageInputs;
+    std::vector<std::pair<std::string, BufferInput>> bufferInputs;
+    std::vector<std::pair<std::string, ImageOutput>> imageOutputs;
+    std::vector<std::pair<std::string, BufferOutput>> bufferOutputs;
+    // Shapes of inputs that no image defines (dynamic models); others take the declared shape.
+    InputShapes shapes;
+    // Frame slot, below SessionOptions::framesInFlight. The host guarantees that the work it
+    // recorded for this slot before has finished executing (its usual per-frame fence).
+    uint32_t frame = 0;
+};
+
+// Records pre-processing, inference and post-processing into the host's command buffer,
+// which must be in the recording state, outside a render pass, for a queue of the context's
+// family. The engine never submits. Afterwards the compute pipeline, the descriptor sets
+// bound at VK_PIPELINE_BIND_POINT_COMPUTE and compute push constants are the engine's: the
+// host must rebind its own before its next dispatch. Graphics state is untouched.
+Status recordInference(Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
+
+// ---------------------------------------------------------------------------------------
+// Shared resources: external memory and semaphores as file descriptors.
+
+enum class MemoryHandleType {
+    OpaqueFd,  // VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT (Vulkan, CUDA)
+    DmaBuf,    // VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT (where the device offers it)
+};
+
+// What a device can share, queried at run time (vkGetPhysicalDeviceExternalBufferProperties,
+// vkGetPhysicalDeviceExternalSemaphoreProperties) and enabled on the context's device.
+struct InteropCapabilities {
+    bool exportMemoryOpaqueFd = false;
+    bool importMemoryOpaqueFd = false;
+    bool exportMemoryDmaBuf = false;
+    bool importMemoryDmaBuf = false;
+    bool timelineSemaphore = false;
+    bool exportTimelineSemaphoreFd = false;  // false on lavapipe: wait on the host instead
+    bool exportBinarySemaphoreFd = false;
+    bool importTimelineSemaphoreFd = false;
+    bool importBinarySemaphoreFd = false;
+    std::array<uint8_t, 16> deviceUuid{};   // match contexts across APIs by this
+};
+InteropCapabilities queryInteropCapabilities(const Context& context);
+
+// The memory behind a model input or output of one frame slot (the session must have been
+// created with SessionOptions::shareableIO and prepared for these shapes).
+struct ExportedMemory {
+    int fd = -1;                  // owned by the caller: close it, or give it to an importer
+    MemoryHandleType type = MemoryHandleType::OpaqueFd;
+    VkDeviceSize allocationSize = 0;  // of the whole VkDeviceMemory (importers need it)
+    VkDeviceSize offset = 0;          // of the tensor within it
+    VkDeviceSize bytes = 0;           // of the tensor
+    uint32_t memoryTypeBits = 0;      // of the exporting buffer
+    bool dedicated = true;            // exported as a dedicated allocation of one buffer
+    std::array<uint8_t, 16> deviceUuid{};
+};
+Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& tensor, uint32_t frame = 0,
+                                          MemoryHandleType type = MemoryHandleType::OpaqueFd);
+
+// Memory exported by the host or another API, to become a model input or output of a frame
+// slot: inference reads (writes) it in place. On success the fd belongs to the Vulkan
+// implementation (do not close it); on failure it still belongs to the caller.
+struct ImportedMemory {
+    int fd = -1;
+    MemoryHandleType type = MemoryHandleType::OpaqueFd;
+    VkDeviceSize allocationSize = 0;
+    VkDeviceSize offset = 0;  // where the tensor starts in that memory
+    bool dedicated = true;    // whether it was exported as a dedicated allocation
+};
+Status importTensorMemory(Session& session, const std::string& tensor, uint32_t frame, const ImportedMemory& memory);
+
+// The session's timeline semaphore as an opaque fd (owned by the caller). Each submission
+// signals it with its Ticket::value. Unsupported where the device cannot export timeline
+// semaphores (lavapipe): use Session::wait on the host instead.
+Result<int> exportTimelineSemaphore(Session& session);
+
+// Makes the session's next submission wait on a semaphore exported by another API or device
+// (binary: signaled once; timeline: reach `value`). On success the fd belongs to the Vulkan
+// implementation; on failure to the caller.
+Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t value = 0);
+
+}  // namespace vkinfer

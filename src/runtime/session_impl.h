@@ -1,0 +1,51 @@
+// The state behind vkinfer::Session, shared by session.cpp and the interop entry points.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/context_impl.h"
+#include "runtime/prepared_plan.h"
+#include "vkinfer/session.h"
+
+namespace vkinfer::detail {
+
+struct SessionImpl {
+    Context context;
+    Model model;
+    SessionOptions options;
+    std::map<std::string, std::unique_ptr<rt::PreparedPlan>> plans;  // keyed by input shapes
+
+    uint64_t lastTicket = 0;
+    uint32_t nextFrame = 0;
+    std::map<uint64_t, rt::PreparedPlan*> outstanding;        // ticket -> plan it ran
+    std::vector<rt::PreparedPlan*> framePlan;                 // per frame: plan of its last use
+    std::vector<std::vector<std::optional<Tensor>>> staged;   // per frame, per input: stageInput()
+
+    // Signaled with each ticket's value (created on first need where timelines exist).
+    VkSemaphore timeline = VK_NULL_HANDLE;
+    bool timelineExportable = false;
+    // Imported semaphores the next submission waits on; destroyed once it has finished.
+    std::vector<rt::PreparedPlan::ExternalWait> pendingWaits;
+    std::vector<std::pair<VkSemaphore, uint64_t>> retiredWaits;  // semaphore, ticket after which it is free
+
+    SessionImpl(Context c, Model m, SessionOptions o);
+    ~SessionImpl();
+
+    ContextImpl& ctx() { return *context.impl(); }
+    PlanOptions planOptions() const;
+    // The prepared plan for these (resolved) shapes, compiling it on first use.
+    rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled = nullptr);
+    // Input tensors in graph-input order, validated against the model; fills `shapes`.
+    std::vector<const Tensor*> orderInputs(const std::vector<NamedTensor>& inputs, InputShapes* shapes) const;
+    VkSemaphore timelineSemaphore();
+    uint64_t submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs);
+    void releaseFinishedWaits();
+};
+
+}  // namespace vkinfer::detail
