@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct ContextOptions {
     // Physical device index as listDevices() reports it; -1 picks the first discrete GPU,
     // then the first integrated GPU, then the first device.
     int deviceIndex = -1;
+    // Or: the device with this UUID (VkPhysicalDeviceIDProperties::deviceUUID, as another
+    // API reports it, e.g. CUDA's cudaDeviceProp::uuid or the host's Vulkan device), to share
+    // memory and semaphores with it. Takes precedence over deviceIndex.
+    std::optional<std::array<uint8_t, 16>> deviceUuid;
     // Enable the Khronos validation layer with synchronization validation. Any message it
     // reports makes the next call on this context (or a session on it) fail with
     // ValidationError showing the message. Also enabled by VKINFER_VALIDATE=1.

@@ -49,6 +49,12 @@ Result<Context> Context::create(const ContextOptions& options) {
         for (uint32_t i = 0; i < phys.size(); ++i)
             infos.push_back(vk::queryDeviceInfo(impl->instance->handle(), phys[i], i));
         uint32_t chosen = vk::pickDevice(infos, options.deviceIndex);
+        if (options.deviceUuid) {
+            auto it = std::find_if(infos.begin(), infos.end(),
+                                   [&](const DeviceInfo& d) { return d.deviceUuid == *options.deviceUuid; });
+            if (it == infos.end()) fail(ErrorCode::NotFound, "no Vulkan device has the requested UUID");
+            chosen = it->index;
+        }
         impl->info = infos[chosen];
         if (VK_API_VERSION_MINOR(impl->info.apiVersion) < 2 && VK_API_VERSION_MAJOR(impl->info.apiVersion) == 1)
             fail(ErrorCode::Unsupported, "device '{}' supports Vulkan {}; vkinfer needs 1.2", impl->info.name,

@@ -80,6 +80,7 @@ PreparedPlan::~PreparedPlan() {
         if (s->queries) vkDestroyQueryPool(dev, s->queries, nullptr);
         if (s->fence) vkDestroyFence(dev, s->fence, nullptr);
         if (s->descriptorPool) vkDestroyDescriptorPool(dev, s->descriptorPool, nullptr);
+        if (s->bridgePool) vkDestroyDescriptorPool(dev, s->bridgePool, nullptr);
     }
     if (commandPool_) vkDestroyCommandPool(dev, commandPool_, nullptr);
 }
@@ -167,7 +168,6 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
                 break;
         }
     }
-    s.inputStaged.assign(plan_.graph.inputs.size(), 0);
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(vkCreateFence(dev.handle(), &fi, nullptr, &s.fence));
     if (timestamps_) {

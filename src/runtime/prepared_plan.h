@@ -6,7 +6,9 @@
 
 #include <vulkan/vulkan.h>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "plan/compile.h"
@@ -30,7 +32,10 @@ struct FrameSlot {
     bool submitted = false;                // a submission is outstanding (fence not yet waited)
     uint64_t ticket = 0;                   // Ticket value of the last submission
     VkQueryPool queries = VK_NULL_HANDLE;
-    std::vector<char> inputStaged;         // per graph input: stageInput() filled its staging
+    // Image bridging (recordInference): descriptor sets for the pre/post-processing
+    // kernels, rewritten on each recording (the host guarantees the slot is idle then).
+    VkDescriptorPool bridgePool = VK_NULL_HANDLE;
+    std::map<std::string, VkDescriptorSet> bridgeSets;
 };
 
 class PreparedPlan {

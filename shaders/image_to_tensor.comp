@@ -1,0 +1,31 @@
+#version 450
+// Pre-processing: a host image -> the model's input tensor [1, C, H, W] (C <= 4):
+// tensor[c] = (pixel[c] - mean[c]) * scale[c]. Variants: SAMPLED (combined image sampler,
+// any format), or a storage image of FORMAT rgba8 / rgba16f.
+#include "common.glsl"
+
+layout(std430, binding = 0) writeonly buffer Out { float t[]; };
+#ifdef SAMPLED
+layout(binding = 1) uniform sampler2D src;
+#else
+layout(binding = 1, FORMAT) readonly uniform image2D src;
+#endif
+
+layout(push_constant) uniform Params {
+    uint W, H, C;
+    vec4 mean;
+    vec4 scale;
+} p;
+
+void main() {
+    uvec2 xy = gl_GlobalInvocationID.xy;
+    if (xy.x >= p.W || xy.y >= p.H) return;
+#ifdef SAMPLED
+    vec4 px = texelFetch(src, ivec2(xy), 0);
+#else
+    vec4 px = imageLoad(src, ivec2(xy));
+#endif
+    vec4 v = (px - p.mean) * p.scale;
+    uint plane = p.W * p.H, at = xy.y * p.W + xy.x;
+    for (uint c = 0; c < p.C; ++c) t[c * plane + at] = v[c];
+}

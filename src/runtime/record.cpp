@@ -1,0 +1,337 @@
+// recordInference: pre-processing, inference and post-processing recorded into the host's
+// command buffer (interleaved execution), with the barriers and image layout transitions at
+// the boundaries the host declared.
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.h"
+#include "runtime/session_impl.h"
+#include "vk/check.h"
+#include "vkinfer/interop.h"
+
+namespace vkinfer {
+
+namespace {
+
+using rt::FrameSlot;
+using rt::PreparedPlan;
+
+constexpr VkImageSubresourceRange kColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+
+const char* formatName(VkFormat f) {
+    switch (f) {
+        case VK_FORMAT_R8G8B8A8_UNORM: return "R8G8B8A8_UNORM";
+        case VK_FORMAT_B8G8R8A8_UNORM: return "B8G8R8A8_UNORM";
+        case VK_FORMAT_R16G16B16A16_SFLOAT: return "R16G16B16A16_SFLOAT";
+        default: return "an unsupported format";
+    }
+}
+
+bool isUnorm(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM; }
+
+void requireFormat(const detail::ContextImpl& ctx, const std::string& who, VkFormat f, VkFormatFeatureFlags need,
+                   const char* needName) {
+    if (f != VK_FORMAT_R8G8B8A8_UNORM && f != VK_FORMAT_B8G8R8A8_UNORM && f != VK_FORMAT_R16G16B16A16_SFLOAT)
+        fail(ErrorCode::Unsupported, "{}: image format {} is not supported (R8G8B8A8_UNORM, B8G8R8A8_UNORM, "
+                                     "R16G16B16A16_SFLOAT)",
+             who, static_cast<int>(f));
+    VkFormatProperties props;
+    vkGetPhysicalDeviceFormatProperties(ctx.device->physical(), f, &props);
+    if (!(props.optimalTilingFeatures & need) && !(props.linearTilingFeatures & need))
+        fail(ErrorCode::Unsupported, "{}: device '{}' does not support {} images as {}", who, ctx.info.name,
+             formatName(f), needName);
+}
+
+void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src,
+                  VkAccessFlags srcAccess, VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
+    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcAccessMask = srcAccess;
+    b.dstAccessMask = dstAccess;
+    b.oldLayout = from;
+    b.newLayout = to;
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.image = image;
+    b.subresourceRange = kColor;
+    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 0, nullptr, 1, &b);
+}
+
+void bufferBarrier(VkCommandBuffer cmd, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, VkPipelineStageFlags src,
+                   VkAccessFlags srcAccess, VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
+    VkBufferMemoryBarrier b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    b.srcAccessMask = srcAccess;
+    b.dstAccessMask = dstAccess;
+    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    b.buffer = buffer;
+    b.offset = offset;
+    b.size = size;
+    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 1, &b, 0, nullptr);
+}
+
+// TOP_OF_PIPE with no access means "nothing before": still a valid source scope.
+VkPipelineStageFlags stagesOr(VkPipelineStageFlags s, VkPipelineStageFlags fallback) { return s ? s : fallback; }
+
+size_t indexOf(const std::vector<TensorDesc>& descs, const std::string& name, const char* what) {
+    for (size_t i = 0; i < descs.size(); ++i)
+        if (descs[i].name == name) return i;
+    std::string names;
+    for (const auto& d : descs) names += (names.empty() ? "'" : ", '") + d.name + "'";
+    fail(ErrorCode::InvalidArgument, "the model has no {} named '{}' (its {}s: {})", what, name, what, names);
+}
+
+struct BridgePush {
+    uint32_t W, H, C, pad;
+    float a[4];  // mean (input) or scale (output)
+    float b[4];  // scale (input) or bias (output)
+};
+static_assert(sizeof(BridgePush) == 48, "matches the std430 push-constant block of the bridge shaders");
+
+// A descriptor set of the slot's bridge pool for `key`, with the layout of `pipeline`.
+VkDescriptorSet bridgeSet(detail::ContextImpl& ctx, FrameSlot& slot, const std::string& key, const vk::Pipeline& pipeline) {
+    auto it = slot.bridgeSets.find(key);
+    if (it != slot.bridgeSets.end()) return it->second;
+    VkDevice dev = ctx.device->handle();
+    if (!slot.bridgePool) {
+        VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 32},
+                                        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 32},
+                                        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 32}};
+        VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        pi.maxSets = 64;
+        pi.poolSizeCount = 3;
+        pi.pPoolSizes = sizes;
+        VK_CHECK(vkCreateDescriptorPool(dev, &pi, nullptr, &slot.bridgePool));
+    }
+    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    ai.descriptorPool = slot.bridgePool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &pipeline.setLayout;
+    VkDescriptorSet set;
+    VK_CHECK(vkAllocateDescriptorSets(dev, &ai, &set));
+    slot.bridgeSets[key] = set;
+    return set;
+}
+
+// Binds `set` with (tensor buffer at `tensorBinding`, image at the other binding) and dispatches.
+void dispatchBridge(VkCommandBuffer cmd, detail::ContextImpl& ctx, const vk::Pipeline& p, VkDescriptorSet set,
+                    uint32_t tensorBinding, VkBuffer tensor, VkDeviceSize tensorBytes, VkDescriptorType imageType,
+                    VkImageView view, VkImageLayout layout, const BridgePush& push) {
+    VkDescriptorBufferInfo bi{tensor, 0, std::max<VkDeviceSize>(tensorBytes, 4)};
+    VkDescriptorImageInfo ii{VK_NULL_HANDLE, view, layout};
+    VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
+    w[0].dstSet = set;
+    w[0].dstBinding = tensorBinding;
+    w[0].descriptorCount = 1;
+    w[0].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w[0].pBufferInfo = &bi;
+    w[1].dstSet = set;
+    w[1].dstBinding = 1 - tensorBinding;
+    w[1].descriptorCount = 1;
+    w[1].descriptorType = imageType;
+    w[1].pImageInfo = &ii;
+    vkUpdateDescriptorSets(ctx.device->handle(), 2, w, 0, nullptr);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+    vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(cmd, (push.W + 15) / 16, (push.H + 15) / 16, 1);
+}
+
+// The input shape an image gives: [1, C, H, W] with the model's channel count (3 if dynamic).
+std::vector<int64_t> imageInputShape(const TensorDesc& d, const HostImage& img) {
+    if (d.rankKnown && d.shape.size() != 4)
+        fail(ErrorCode::InvalidArgument, "input '{}' has rank {}; an image feeds a [1, C, H, W] input", d.name,
+             d.shape.size());
+    int64_t c = d.rankKnown && d.shape[1] > 0 ? d.shape[1] : 3;
+    if (c > 4) fail(ErrorCode::InvalidArgument, "input '{}' has {} channels; an image gives at most 4", d.name, c);
+    return {1, c, static_cast<int64_t>(img.height), static_cast<int64_t>(img.width)};
+}
+
+}  // namespace
+
+Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io) {
+    return guardStatus([&] {
+        detail::SessionImpl& s = *session.impl();
+        detail::ContextImpl& ctx = s.ctx();
+        const Model& model = s.model;
+        if (!cmd) fail(ErrorCode::InvalidArgument, "recordInference: the command buffer is null");
+        if (io.frame >= s.options.framesInFlight)
+            fail(ErrorCode::InvalidArgument, "recordInference: frame {} is out of range (framesInFlight = {})", io.frame,
+                 s.options.framesInFlight);
+
+        // Shapes: images define theirs, the rest come from io.shapes or the declarations.
+        InputShapes given = io.shapes;
+        for (const auto& [name, in] : io.imageInputs) {
+            const TensorDesc& d = model.inputs()[indexOf(model.inputs(), name, "input")];
+            given.erase(std::remove_if(given.begin(), given.end(), [&](const auto& g) { return g.first == name; }),
+                        given.end());
+            given.emplace_back(name, imageInputShape(d, in.image));
+        }
+        PreparedPlan& plan = s.planFor(unwrap(model.resolveShapes(given)));
+        const plan::CompiledPlan& cp = plan.plan();
+        FrameSlot& slot = plan.slot(io.frame);
+        plan.waitIdle(slot);  // only the engine's own submissions; the host fences its own
+
+        // Check everything before recording anything.
+        for (const auto& [name, in] : io.imageInputs) {
+            requireFormat(ctx, "image input '" + name + "'", in.image.format,
+                          in.access == ImageAccess::Sampled ? VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT
+                                                            : VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT,
+                          in.access == ImageAccess::Sampled ? "sampled images" : "storage images");
+            if (in.access == ImageAccess::Storage && in.image.format == VK_FORMAT_B8G8R8A8_UNORM)
+                fail(ErrorCode::Unsupported, "image input '{}': read B8G8R8A8_UNORM images as ImageAccess::Sampled", name);
+            if (in.before.layout == VK_IMAGE_LAYOUT_UNDEFINED)
+                fail(ErrorCode::InvalidArgument, "image input '{}': 'before' layout is UNDEFINED, so its contents "
+                                                 "would be discarded; give the layout the host left it in",
+                     name);
+            if (!in.image.view) fail(ErrorCode::InvalidArgument, "image input '{}' has no image view", name);
+        }
+        for (const auto& [name, out] : io.imageOutputs) {
+            size_t k = indexOf(model.outputs(), name, "output");
+            const auto& v = cp.graph.values[cp.graph.outputs[k]];
+            requireFormat(ctx, "image output '" + name + "'", out.image.format, VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT,
+                          "storage images");
+            if (v.shape.size() != 4 || v.shape[0] != 1 || v.shape[1] > 4 || v.shape[2] != out.image.height ||
+                v.shape[3] != out.image.width)
+                fail(ErrorCode::InvalidArgument, "image output '{}': the output is {} but the image is {}x{} (W x H); "
+                                                 "an image takes a [1, C<=4, H, W] output of its size",
+                     name, shapeToString(v.shape), out.image.width, out.image.height);
+            if (out.image.format == VK_FORMAT_B8G8R8A8_UNORM)
+                ctx.device->require(ctx.device->enabled().storageImageWriteWithoutFormat,
+                                    "shaderStorageImageWriteWithoutFormat", "writing B8G8R8A8_UNORM output images");
+            if (!out.image.view) fail(ErrorCode::InvalidArgument, "image output '{}' has no image view", name);
+        }
+        for (const auto& [name, b] : io.bufferInputs) {
+            indexOf(model.inputs(), name, "input");
+            if (!b.buffer) fail(ErrorCode::InvalidArgument, "buffer input '{}' is null", name);
+        }
+        for (const auto& [name, b] : io.bufferOutputs) {
+            indexOf(model.outputs(), name, "output");
+            if (!b.buffer) fail(ErrorCode::InvalidArgument, "buffer output '{}' is null", name);
+        }
+
+        plan.recordWeightUpload(cmd);
+        // Earlier work on this queue that used the frame's buffers (the host's previous frame
+        // for this slot, or imported memory written by a transfer) against everything below.
+        rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT);
+
+        // Inputs.
+        for (size_t i = 0; i < model.inputs().size(); ++i) {
+            auto& staged = s.staged[io.frame][i];
+            if (!staged) continue;
+            int alloc = cp.inputAlloc(static_cast<int>(i));
+            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].size))
+                fail(ErrorCode::InvalidArgument, "staged input '{}' has shape {} but this recording's plan expects {}",
+                     model.inputs()[i].name, shapeToString(staged->shape()),
+                     shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
+            std::memcpy(slot.inputStaging[i].mapped(), staged->data(), staged->byteSize());
+            VkBufferCopy copy{0, 0, staged->byteSize()};
+            if (copy.size) vkCmdCopyBuffer(cmd, slot.inputStaging[i].handle(), plan.buffer(slot, alloc), 1, &copy);
+            staged.reset();
+        }
+        for (const auto& [name, b] : io.bufferInputs) {
+            size_t i = indexOf(model.inputs(), name, "input");
+            int alloc = cp.inputAlloc(static_cast<int>(i));
+            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].size);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                          b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+            VkBufferCopy copy{b.offset, 0, bytes};
+            if (bytes) vkCmdCopyBuffer(cmd, b.buffer, plan.buffer(slot, alloc), 1, &copy);
+        }
+        for (const auto& [name, in] : io.imageInputs) {
+            size_t i = indexOf(model.inputs(), name, "input");
+            int alloc = cp.inputAlloc(static_cast<int>(i));
+            bool sampled = in.access == ImageAccess::Sampled;
+            VkImageLayout readLayout = sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+            imageBarrier(cmd, in.image.image, in.before.layout, readLayout,
+                         stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+            std::string kernel = sampled ? "image_to_tensor_sampled"
+                                 : in.image.format == VK_FORMAT_R16G16B16A16_SFLOAT ? "image_to_tensor_rgba16f"
+                                                                                      : "image_to_tensor_rgba8";
+            VkDescriptorType imageType =
+                sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+            vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, imageType}, {16, 16, 1}, {});
+            const auto& shape = cp.graph.values[cp.graph.inputs[i].value].shape;
+            BridgePush push{in.image.width, in.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
+            std::copy(in.mean.begin(), in.mean.end(), push.a);
+            std::copy(in.scale.begin(), in.scale.end(), push.b);
+            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "in:" + name + ":" + kernel, p), 0, plan.buffer(slot, alloc),
+                           static_cast<VkDeviceSize>(cp.allocations[alloc].size), imageType, in.image.view, readLayout,
+                           push);
+        }
+
+        // Inference.
+        rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_ACCESS_SHADER_READ_BIT);
+        plan.recordDispatches(cmd, slot);
+        rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+
+        // Outputs.
+        std::vector<char> routed(model.outputs().size(), 0);
+        for (const auto& [name, out] : io.imageOutputs) {
+            size_t k = indexOf(model.outputs(), name, "output");
+            routed[k] = 1;
+            int alloc = cp.outputAlloc(static_cast<int>(k));
+            imageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
+                         stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+            std::string kernel = ctx.device->enabled().storageImageWriteWithoutFormat ? "tensor_to_image"
+                                 : out.image.format == VK_FORMAT_R16G16B16A16_SFLOAT  ? "tensor_to_image_rgba16f"
+                                                                                       : "tensor_to_image_rgba8";
+            vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                                {16, 16, 1}, {0, 0, 0, isUnorm(out.image.format) ? 1u : 0u});
+            const auto& shape = cp.graph.values[cp.graph.outputs[k]].shape;
+            BridgePush push{out.image.width, out.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
+            std::copy(out.scale.begin(), out.scale.end(), push.a);
+            std::copy(out.bias.begin(), out.bias.end(), push.b);
+            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "out:" + name + ":" + kernel, p), 1, plan.buffer(slot, alloc),
+                           static_cast<VkDeviceSize>(cp.allocations[alloc].size), VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                           out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);
+            imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL, out.after.layout,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
+        }
+        for (const auto& [name, b] : io.bufferOutputs) {
+            size_t k = indexOf(model.outputs(), name, "output");
+            routed[k] = 1;
+            int alloc = cp.outputAlloc(static_cast<int>(k));
+            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].size);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                          b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+            VkBufferCopy copy{0, b.offset, bytes};
+            if (bytes) vkCmdCopyBuffer(cmd, plan.buffer(slot, alloc), b.buffer, 1, &copy);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                          stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
+        }
+        bool readback = false;
+        for (size_t k = 0; k < model.outputs().size(); ++k) {
+            if (routed[k]) continue;
+            int alloc = cp.outputAlloc(static_cast<int>(k));
+            VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(cp.allocations[alloc].size)};
+            if (copy.size) vkCmdCopyBuffer(cmd, plan.buffer(slot, alloc), slot.outputStaging[k].handle(), 1, &copy);
+            readback = true;
+        }
+        if (readback)
+            rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                              VK_ACCESS_HOST_READ_BIT);
+        // Input images go back to the state the host needs next.
+        for (const auto& [name, in] : io.imageInputs) {
+            VkImageLayout readLayout =
+                in.access == ImageAccess::Sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+            imageBarrier(cmd, in.image.image, readLayout,
+                         in.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? readLayout : in.after.layout,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                         stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
+        }
+        s.framePlan[io.frame] = &plan;
+    });
+}
+
+}  // namespace vkinfer

@@ -1,0 +1,97 @@
+// Separate-context asynchronous execution: submit/wait with several frames in flight.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "support/gpu_context.h"
+#include "support/onnx_builder.h"
+
+namespace vkinfer::testing {
+namespace {
+
+// y = relu(x * 2 + 1): small, but every frame's output is distinct and checkable.
+Model affineModel() {
+    OnnxBuilder b;
+    b.input("x", {1, 4, 8, 8}).output("y");
+    b.initializer("two", floatTensor({}, {2.0f})).initializer("one", floatTensor({}, {1.0f}));
+    b.node("Mul", {"x", "two"}, {"m"});
+    b.node("Add", {"m", "one"}, {"a"});
+    b.node("Relu", {"a"}, {"y"});
+    auto m = b.build();
+    EXPECT_TRUE(m.ok()) << m.status().toString();
+    return *m;
+}
+
+Tensor frameInput(int k) {
+    Tensor t(DataType::Float32, {1, 4, 8, 8});
+    for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = static_cast<float>((i + 7 * k) % 17) - 8.0f;
+    return t;
+}
+
+void expectFrameOutput(const std::vector<NamedTensor>& out, int k) {
+    ASSERT_EQ(out.size(), 1u);
+    Tensor in = frameInput(k);
+    for (int64_t i = 0; i < in.elementCount(); ++i)
+        ASSERT_EQ(out[0].tensor.as<float>()[i], std::max(in.as<float>()[i] * 2.0f + 1.0f, 0.0f)) << "frame " << k << " at " << i;
+}
+
+TEST(AsyncSubmit, FramesInFlightEachGetTheirOwnOutputs) {
+    VKINFER_REQUIRE_GPU();
+    SessionOptions opts;
+    opts.framesInFlight = 3;
+    auto session = Session::create(gpuContext(), affineModel(), opts);
+    ASSERT_TRUE(session.ok()) << session.status().toString();
+    std::vector<Ticket> tickets;
+    for (int k = 0; k < 3; ++k) {
+        auto t = session->submit({{"x", frameInput(k)}});
+        ASSERT_TRUE(t.ok()) << t.status().toString();
+        EXPECT_EQ(t->frame, static_cast<uint32_t>(k));
+        tickets.push_back(*t);
+    }
+    EXPECT_LT(tickets[0].value, tickets[1].value);
+    for (int k = 2; k >= 0; --k) {  // any order
+        auto out = session->wait(tickets[k]);
+        ASSERT_TRUE(out.ok()) << out.status().toString();
+        expectFrameOutput(*out, k);
+        auto done = session->isDone(tickets[k]);
+        ASSERT_TRUE(done.ok());
+        EXPECT_TRUE(*done);
+    }
+    // Waiting twice is an error naming the ticket.
+    auto again = session->wait(tickets[0]);
+    EXPECT_FALSE(again.ok());
+    EXPECT_NE(again.status().message().find("not outstanding"), std::string::npos) << again.status().message();
+}
+
+TEST(AsyncSubmit, ReusingASlotExpiresItsOldTicket) {
+    VKINFER_REQUIRE_GPU();
+    SessionOptions opts;
+    opts.framesInFlight = 2;
+    auto session = Session::create(gpuContext(), affineModel(), opts);
+    ASSERT_TRUE(session.ok());
+    std::vector<Ticket> t;
+    for (int k = 0; k < 3; ++k) t.push_back(*session->submit({{"x", frameInput(k)}}));
+    EXPECT_EQ(t[2].frame, t[0].frame);
+    EXPECT_FALSE(session->wait(t[0]).ok()) << "frame 0 was reused by the third submission";
+    auto out2 = session->wait(t[2]);
+    ASSERT_TRUE(out2.ok()) << out2.status().toString();
+    expectFrameOutput(*out2, 2);
+    auto out1 = session->wait(t[1]);
+    ASSERT_TRUE(out1.ok());
+    expectFrameOutput(*out1, 1);
+}
+
+TEST(AsyncSubmit, FrameSlotsBoundsAreChecked) {
+    VKINFER_REQUIRE_GPU();
+    SessionOptions opts;
+    opts.framesInFlight = 0;
+    EXPECT_FALSE(Session::create(gpuContext(), affineModel(), opts).ok());
+    opts.framesInFlight = 2;
+    auto session = Session::create(gpuContext(), affineModel(), opts);
+    ASSERT_TRUE(session.ok());
+    EXPECT_FALSE(session->stageInput(2, {"x", frameInput(0)}).ok());
+    EXPECT_FALSE(session->readOutputs(0).ok()) << "nothing recorded or run yet";
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
