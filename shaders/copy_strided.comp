@@ -1,11 +1,13 @@
 #version 450
-// Strided copy of 32-bit elements: walks the output index space `dims` (up to 6 dims) and
-// reads the input through its own strides. Covers Concat (a slice of the output),
-// Transpose, DepthToSpace/SpaceToDepth (6-d transpositions) and repeat-by-stride-0.
+// Strided copy of ELEM elements (uint8_t, uint16_t or uint: 1, 2 or 4 bytes; 8-byte
+// elements go as two words): walks the output index space `dims` (up to 6 dims) and reads
+// the input through its own strides. Covers Concat (a slice of the output), Transpose,
+// DepthToSpace/SpaceToDepth (6-d transpositions) and repeat-by-stride-0.
 #include "common.glsl"
+#include "types.glsl"
 
-layout(std430, binding = 0) writeonly buffer Out { uint y[]; };
-layout(std430, binding = 1) readonly buffer In { uint x[]; };
+layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
+layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
 
 layout(push_constant) uniform Params {
     uint count, rank;

@@ -1,7 +1,10 @@
 #include "ops/op_util.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+
+#include "core/kernel_table.h"
 
 namespace vkinfer::ops {
 
@@ -93,6 +96,94 @@ bool collapseDims(Shape& dims, std::vector<std::vector<int64_t>*> strides) {
     dims = d;
     for (size_t k = 0; k < strides.size(); ++k) *strides[k] = st[k];
     return dims.size() <= 6;
+}
+
+namespace {
+
+struct CopyParams {
+    uint32_t count, rank;
+    uint32_t dims[6];
+    uint32_t inStride[6];
+    uint32_t outStride[6];
+    uint32_t inOffset, outOffset;
+};
+
+}  // namespace
+
+// Copies the index space `dims` (strides and offsets in elements of `elemSize` bytes).
+void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
+                     std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize) {
+    if (elemSize != 1 && elemSize != 2 && elemSize % 4 != 0)
+        unsupported(n, "copying {}-byte elements on the GPU is not supported", elemSize);
+    const char* kernel = elemSize == 1 ? "copy_strided_b8" : elemSize == 2 ? "copy_strided_b16" : "copy_strided_b32";
+    int64_t words = elemSize >= 4 ? static_cast<int64_t>(elemSize / 4) : 1;
+    if (words > 1) {  // one more innermost dimension over the 32-bit words of an element
+        for (auto& s : inStride) s *= words;
+        for (auto& s : outStride) s *= words;
+        dims.push_back(words);
+        inStride.push_back(1);
+        outStride.push_back(1);
+        inOffset *= words;
+        outOffset *= words;
+    }
+    int64_t count = elementCount(dims);
+    if (count == 0) return;
+    requireIndexable(n, count);
+    if (!collapseDims(dims, {&inStride, &outStride})) unsupported(n, "copy over more than 6 non-mergeable dimensions");
+    CopyParams p{};
+    p.count = static_cast<uint32_t>(count);
+    p.rank = static_cast<uint32_t>(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+        p.dims[i] = static_cast<uint32_t>(dims[i]);
+        p.inStride[i] = static_cast<uint32_t>(inStride[i]);
+        p.outStride[i] = static_cast<uint32_t>(outStride[i]);
+    }
+    p.inOffset = static_cast<uint32_t>(inOffset);
+    p.outOffset = static_cast<uint32_t>(outOffset);
+    Dispatch& d = ctx.emit(kernel);
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(dst), readOf(src)};
+}
+
+// The same walk on the CPU, for any element size.
+void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
+                    const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset) {
+    size_t es = dataTypeSize(src.dtype());
+    std::vector<int64_t> idx(dims.size(), 0);
+    int64_t count = elementCount(dims);
+    for (int64_t i = 0; i < count; ++i) {
+        int64_t s = inOffset, d = outOffset;
+        for (size_t k = 0; k < dims.size(); ++k) {
+            s += idx[k] * inStride[k];
+            d += idx[k] * outStride[k];
+        }
+        std::memcpy(dst.data() + d * es, src.data() + s * es, es);
+        for (size_t k = dims.size(); k-- > 0;) {
+            if (++idx[k] < dims[k]) break;
+            idx[k] = 0;
+        }
+    }
+}
+
+const char* typeSuffix(DataType type) {
+    switch (type) {
+        case DataType::Float32: return "f32";
+        case DataType::Float16: return "f16";
+        case DataType::Int32: return "i32";
+        case DataType::Int64: return "i64";
+        case DataType::Int8: return "i8";
+        case DataType::UInt8:
+        case DataType::Bool: return "u8";
+        default: return "none";
+    }
+}
+
+std::string typedKernel(const Node& n, const std::string& base, DataType type) {
+    std::string name = base + "_" + typeSuffix(type);
+    if (!kernels::find(name)) unsupported(n, "no GPU kernel {} for {} tensors", base, dataTypeName(type));
+    return name;
 }
 
 Tensor reshapeCopy(const Tensor& t, const Shape& shape) {

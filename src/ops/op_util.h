@@ -59,6 +59,12 @@ std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out);
 // gl_NumWorkGroups.x * gl_WorkGroupSize.x.
 std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local);
 
+// The variant of a typed kernel for `type` ("binary" + Float32 -> "binary_f32"); throws
+// Unsupported naming the node, kernel and type when the build has no such variant.
+std::string typedKernel(const Node& n, const std::string& base, DataType type);
+// The suffix typed kernels use for `type` ("f32", "i64", "u8" for bool and uint8, ...).
+const char* typeSuffix(DataType type);
+
 // Narrowing for push constants (sizes were checked by requireIndexable).
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
@@ -69,6 +75,15 @@ void requireIndexable(const Node& n, int64_t elements);
 // so that an index walk of any rank fits the kernels' 6 dimensions where possible.
 // Returns false if more than 6 remain.
 bool collapseDims(Shape& dims, std::vector<std::vector<int64_t>*> strides);
+
+// Strided copy on the GPU: walks the index space `dims` of the output, reading `src`
+// through `inStride` and writing `dst` through `outStride` (strides and offsets in elements
+// of `elemSize` bytes: 1, 2, 4 or a multiple of 4). Emits nothing for an empty space.
+void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
+                     std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize);
+// The same walk on the CPU (the reference), for any element size.
+void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
+                    const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset);
 
 // The dtype-agnostic CPU copy used by views and layout ops.
 Tensor reshapeCopy(const Tensor& t, const Shape& shape);

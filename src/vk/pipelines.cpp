@@ -3,15 +3,9 @@
 #include <vector>
 
 #include "vk/check.h"
-#include "vk/shader_table.h"
+#include "core/kernel_table.h"
 
 namespace vkinfer::vk {
-
-const ShaderBlob* findShader(std::string_view name) {
-    for (const auto& s : shaderTable())
-        if (s.name == name) return &s;
-    return nullptr;
-}
 
 PipelineCache::PipelineCache(Device& device) : device_(device) {
     VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
@@ -77,7 +71,7 @@ PipelineCache::Layout PipelineCache::layoutFor(const std::vector<VkDescriptorTyp
 VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
     auto it = modules_.find(kernel);
     if (it != modules_.end()) return it->second;
-    const ShaderBlob* blob = findShader(kernel);
+    const kernels::KernelBlob* blob = kernels::find(kernel);
     if (!blob) fail(ErrorCode::Internal, "no embedded shader named '{}'", kernel);
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = blob->words * sizeof(uint32_t);

@@ -1,0 +1,32 @@
+// Element types for typed kernel variants (cmake: vkinfer_typed_shader ... TYPES f32 i32 ...):
+// T is the tensor element type, ACC the type arithmetic runs in. 8-bit types need
+// storageBuffer8BitAccess, 64-bit ones shaderInt64 (both on lavapipe and current GPUs).
+#extension GL_EXT_shader_explicit_arithmetic_types : enable
+#extension GL_EXT_shader_8bit_storage : enable
+#extension GL_EXT_shader_16bit_storage : enable
+
+#if defined(T_F32)
+#define T float
+#define ACC float
+#define T_IS_FLOAT 1
+#elif defined(T_F16)
+#define T float16_t
+#define ACC float
+#define T_IS_FLOAT 1
+#elif defined(T_I32)
+#define T int
+#define ACC int
+#define T_IS_FLOAT 0
+#elif defined(T_I64)
+#define T int64_t
+#define ACC int64_t
+#define T_IS_FLOAT 0
+#elif defined(T_U8)
+#define T uint8_t
+#define ACC int
+#define T_IS_FLOAT 0
+#elif defined(T_I8)
+#define T int8_t
+#define ACC int
+#define T_IS_FLOAT 0
+#endif
