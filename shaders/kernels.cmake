@@ -1,30 +1,7 @@
-# Every kernel variant the engine embeds. Names are what ops::Dispatch::kernel refers to.
-set(_gemm_big TM=4 TN=4 WM=16 WN=16 BK=16)      # 64 x 64 tile
-set(_gemm_small_m TM=2 TN=4 WM=8 WN=32 BK=16)   # 16 x 128 tile, for few output channels
-vkinfer_shader(conv2d_t64x64 conv2d.comp DEFINES ${_gemm_big})
-vkinfer_shader(conv2d_t64x64_res conv2d.comp DEFINES ${_gemm_big} RESIDUAL)
-vkinfer_shader(conv2d_t16x128 conv2d.comp DEFINES ${_gemm_small_m})
-vkinfer_shader(conv2d_t16x128_res conv2d.comp DEFINES ${_gemm_small_m} RESIDUAL)
-vkinfer_shader(conv2d_direct conv2d_direct.comp)
-vkinfer_shader(conv2d_direct_res conv2d_direct.comp DEFINES RESIDUAL)
-vkinfer_shader(gemm_t64x64 gemm.comp DEFINES ${_gemm_big})
-vkinfer_shader(gemm_t64x64_c gemm.comp DEFINES ${_gemm_big} HAS_C)
-vkinfer_shader(gemm_t16x128 gemm.comp DEFINES ${_gemm_small_m})
-vkinfer_shader(gemm_t16x128_c gemm.comp DEFINES ${_gemm_small_m} HAS_C)
-vkinfer_shader(pool2d pool2d.comp)
-vkinfer_shader(global_pool global_pool.comp)
-vkinfer_shader(binary binary.comp)
-vkinfer_shader(unary unary.comp)
-vkinfer_shader(channel_affine channel_affine.comp)
-vkinfer_shader(copy_words copy_words.comp)
-vkinfer_shader(copy_strided_b32 copy_strided.comp DEFINES ELEM=uint)
-vkinfer_shader(copy_strided_b16 copy_strided.comp DEFINES ELEM=uint16_t)
-vkinfer_shader(copy_strided_b8 copy_strided.comp DEFINES ELEM=uint8_t)
-vkinfer_shader(resize resize.comp)
-# Image bridging (interleaved execution): host image <-> model tensor.
-vkinfer_shader(image_to_tensor_sampled image_to_tensor.comp DEFINES SAMPLED)
-vkinfer_shader(image_to_tensor_rgba8 image_to_tensor.comp DEFINES FORMAT=rgba8)
-vkinfer_shader(image_to_tensor_rgba16f image_to_tensor.comp DEFINES FORMAT=rgba16f)
-vkinfer_shader(tensor_to_image tensor_to_image.comp)
-vkinfer_shader(tensor_to_image_rgba8 tensor_to_image.comp DEFINES FORMAT=rgba8)
-vkinfer_shader(tensor_to_image_rgba16f tensor_to_image.comp DEFINES FORMAT=rgba16f)
+# Every kernel variant the engine embeds, one file per family in shaders/kernels/. Names are
+# what ops::Dispatch::kernel refers to.
+file(GLOB _kernel_lists ${CMAKE_CURRENT_LIST_DIR}/kernels/*.cmake)
+list(SORT _kernel_lists)
+foreach(_list ${_kernel_lists})
+    include(${_list})
+endforeach()

@@ -6,17 +6,34 @@
 
 namespace vkinfer::ops {
 
+// Families still being written link against these no-op defaults (a strong definition in
+// the family's own file replaces them), so each family lands on its own.
+#define VKINFER_FAMILY_DEFAULT(fn) \
+    __attribute__((weak)) void fn(std::vector<OpDef>&) {}
+VKINFER_FAMILY_DEFAULT(registerUnaryOps)
+VKINFER_FAMILY_DEFAULT(registerCompareOps)
+VKINFER_FAMILY_DEFAULT(registerCastOps)
+VKINFER_FAMILY_DEFAULT(registerReduceOps)
+VKINFER_FAMILY_DEFAULT(registerSoftmaxOps)
+VKINFER_FAMILY_DEFAULT(registerNormalizationOps)
+VKINFER_FAMILY_DEFAULT(registerSliceOps)
+VKINFER_FAMILY_DEFAULT(registerGatherOps)
+VKINFER_FAMILY_DEFAULT(registerPadOps)
+VKINFER_FAMILY_DEFAULT(registerExpandOps)
+VKINFER_FAMILY_DEFAULT(registerShapeOps)
+VKINFER_FAMILY_DEFAULT(registerConvTransposeOps)
+#undef VKINFER_FAMILY_DEFAULT
+
 namespace {
 
 const std::vector<OpDef>& table() {
     static const std::vector<OpDef> t = [] {
         std::vector<OpDef> v;
-        registerConvOps(v);
-        registerPoolOps(v);
-        registerElementwiseOps(v);
-        registerGemmOps(v);
-        registerLayoutOps(v);
-        registerResizeOps(v);
+        for (auto* family : {registerConvOps, registerPoolOps, registerElementwiseOps, registerGemmOps, registerLayoutOps,
+                             registerResizeOps, registerUnaryOps, registerCompareOps, registerCastOps, registerReduceOps,
+                             registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
+                             registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps})
+            family(v);
         return v;
     }();
     return t;

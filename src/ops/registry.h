@@ -40,12 +40,25 @@ std::vector<std::string_view> supportedOps();
 // Throws Error(Unsupported) naming the first node whose op, domain or opset is not in the table.
 void checkSupported(const graph::Graph& g);
 
-// Registration, one function per source file in src/ops/.
+// Registration, one function per operator family (source file in src/ops/). A family that
+// is not built yet registers nothing: see the weak defaults in registry.cpp.
 void registerConvOps(std::vector<OpDef>& table);
 void registerPoolOps(std::vector<OpDef>& table);
 void registerElementwiseOps(std::vector<OpDef>& table);
 void registerGemmOps(std::vector<OpDef>& table);
 void registerLayoutOps(std::vector<OpDef>& table);
 void registerResizeOps(std::vector<OpDef>& table);
+void registerUnaryOps(std::vector<OpDef>& table);          // unary.cpp: Exp, Log, Erf, Elu, ...
+void registerCompareOps(std::vector<OpDef>& table);        // compare.cpp: Equal, Less, Greater, Not, Where
+void registerCastOps(std::vector<OpDef>& table);           // cast.cpp
+void registerReduceOps(std::vector<OpDef>& table);         // reduce.cpp: Reduce*, ArgMax
+void registerSoftmaxOps(std::vector<OpDef>& table);        // softmax.cpp: Softmax, LogSoftmax
+void registerNormalizationOps(std::vector<OpDef>& table);  // normalization.cpp: Instance/LayerNormalization
+void registerSliceOps(std::vector<OpDef>& table);          // slice.cpp: Slice, Split
+void registerGatherOps(std::vector<OpDef>& table);         // gather.cpp
+void registerPadOps(std::vector<OpDef>& table);            // pad.cpp
+void registerExpandOps(std::vector<OpDef>& table);         // expand.cpp: Tile, Expand
+void registerShapeOps(std::vector<OpDef>& table);          // shape_ops.cpp: Shape, Size, ConstantOfShape, Range
+void registerConvTransposeOps(std::vector<OpDef>& table);  // conv_transpose.cpp
 
 }  // namespace vkinfer::ops
