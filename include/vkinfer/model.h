@@ -42,6 +42,9 @@ public:
     static Result<Model> load(const std::string& path);
     // Same, from serialized ModelProto bytes; label names the source in messages.
     static Result<Model> fromBytes(const void* data, size_t size, const std::string& label = "<memory>");
+    // The operator types of an ONNX file's nodes in graph order (Constant included), read
+    // without checking whether vkinfer supports them.
+    static Result<std::vector<std::string>> listOperators(const std::string& path);
 
     const std::vector<TensorDesc>& inputs() const;
     const std::vector<TensorDesc>& outputs() const;

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <limits>
 #include <set>
 
@@ -72,6 +73,16 @@ bool readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* di
 
 }  // namespace
 
+std::vector<std::string> listOnnxOperators(const void* data, size_t size, const std::string& label) {
+    onnx::ModelProto model;
+    if (size == 0 || size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+        !model.ParseFromArray(data, static_cast<int>(size)))
+        fail(ErrorCode::ParseError, "{}: not a valid ONNX model", label);
+    std::vector<std::string> ops;
+    for (const auto& n : model.graph().node()) ops.push_back(n.op_type());
+    return ops;
+}
+
 Graph importOnnx(const void* data, size_t size, const std::string& label) {
     if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
         fail(ErrorCode::Unsupported, "{}: model larger than 2 GiB", label);
@@ -92,7 +103,12 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
     if (model.opset_import_size() == 0 && model.ir_version() >= 3)
         fail(ErrorCode::ParseError, "{}: the model imports no opset (opset_import is empty: truncated file?)", label);
     if (g.opset == 0) g.opset = model.opset_import_size() == 0 ? 1 : 0;
-    if (g.opset == 0) fail(ErrorCode::ParseError, "{}: the model imports no default-domain opset", label);
+    // A model importing only other domains (ai.onnx.preview.training, com.microsoft) is
+    // valid ONNX: its nodes are then reported as unsupported by domain, not as malformed.
+    bool defaultDomainNode = std::any_of(model.graph().node().begin(), model.graph().node().end(),
+                                         [](const onnx::NodeProto& n) { return n.domain().empty() || n.domain() == "ai.onnx"; });
+    if (g.opset == 0 && defaultDomainNode)
+        fail(ErrorCode::ParseError, "{}: the model imports no default-domain opset", label);
 
     const auto& gp = model.graph();
     auto valueFor = [&](const std::string& name) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "graph/graph.h"
 
@@ -10,5 +11,8 @@ namespace vkinfer::io {
 // Parses serialized ModelProto bytes. Initializers and Constant nodes become constant
 // values. Throws Error(ParseError) naming `label` when the bytes are not a valid model.
 graph::Graph importOnnx(const void* data, size_t size, const std::string& label);
+
+// Node op types only (a protobuf parse, no checks beyond that).
+std::vector<std::string> listOnnxOperators(const void* data, size_t size, const std::string& label);
 
 }  // namespace vkinfer::io

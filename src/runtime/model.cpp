@@ -62,6 +62,17 @@ Result<Model> Model::load(const std::string& path) {
     });
 }
 
+Result<std::vector<std::string>> Model::listOperators(const std::string& path) {
+    return guardResult<std::vector<std::string>>([&] {
+        std::ifstream f(path, std::ios::binary);
+        if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        std::string bytes = ss.str();
+        return io::listOnnxOperators(bytes.data(), bytes.size(), path);
+    });
+}
+
 Result<Model> Model::fromBytes(const void* data, size_t size, const std::string& label) {
     return guardResult<Model>([&] {
         Model model;

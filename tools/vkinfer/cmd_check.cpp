@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <nlohmann/json.hpp>
-
+#include "check_cases.h"
+#include "check_report.h"
 #include "common.h"
 
 namespace vkinfer::cli {
@@ -18,149 +18,111 @@ namespace {
 
 struct CheckArgs {
     std::string dir;
-    double rtol = 1e-3;
-    double atol = 1e-4;
-    bool atolAbsolute = false;
+    CheckOptions opts;
     std::string filter;
     std::string report;
+    bool isolate = false;
+    double timeout = 120;
+    std::string markdown;
+    std::string scope;
+    std::string expect;
+    std::string writeExpected;
 };
 
-// Folders holding a model.onnx: `dir` itself, or those below it (sorted).
-std::vector<fs::path> caseFolders(const fs::path& dir) {
-    if (fs::exists(dir / "model.onnx")) return {dir};
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec) break;
-        if (it->is_directory() && fs::exists(it->path() / "model.onnx")) {
-            out.push_back(it->path());
-            it.disable_recursion_pending();
-        }
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+void printResult(const CaseResult& r) {
+    if (r.result == "pass")
+        fmt::print("PASS  {}  max error {:.3g} (max |ref| {:.3g})\n", r.name, r.maxError, r.maxRef);
+    else if (r.result == "unsupported")
+        fmt::print("SKIP  {}  unsupported: {}\n", r.name, r.detail);
+    else if (r.result == "fail")
+        fmt::print("FAIL  {}  {}{}\n", r.name,
+                   r.maxRef > 0 || r.maxError > 0 ? fmt::format("max error {:.3g} (max |ref| {:.3g}): ", r.maxError, r.maxRef)
+                                                  : "",
+                   r.detail);
+    else
+        fmt::print("{}  {}  {}\n", r.result == "crash" ? "CRASH" : "HANG ", r.name, r.detail);
+    std::fflush(stdout);
 }
 
-struct Tally {
-    int passed = 0, failed = 0;
-    std::vector<std::string> unsupported;
-    nlohmann::json report = nlohmann::json::array();
-};
-
-// `p` relative to the folder above `root`, so that labels start with root's own name.
-// Both are made absolute and normalized first: "check models/espcn_x2/" (trailing slash: the
-// parent of "x/" is "x") or "check espcn_x2" (no parent) used to label every case ".".
-std::string label(const fs::path& p, const fs::path& root) {
-    auto norm = [](const fs::path& x) {
-        std::error_code ec;
-        fs::path a = fs::absolute(x, ec).lexically_normal();
-        return a.has_filename() ? a : a.parent_path();
-    };
-    std::string rel = norm(p).lexically_relative(norm(root).parent_path()).string();
-    return rel.empty() || rel == "." ? p.string() : rel;
-}
-
-void recordFailure(Tally& t, const std::string& name, const std::string& why) {
-    ++t.failed;
-    fmt::print("FAIL  {}  {}\n", name, why);
-    t.report.push_back({{"case", name}, {"result", "fail"}, {"detail", why}});
-}
-
-void checkCase(const fs::path& dir, const fs::path& root, Context& ctx, const CheckArgs& a, const GlobalOptions& g,
-               Tally& t) {
-    const std::string name = label(dir, root);
-    auto model = Model::load((dir / "model.onnx").string());
-    if (!model.ok()) {
-        if (model.status().code() == ErrorCode::Unsupported) {
-            t.unsupported.push_back(fmt::format("{}: {}", name, model.status().message()));
-            t.report.push_back({{"case", name}, {"result", "unsupported"}, {"detail", model.status().message()}});
-            fmt::print("SKIP  {}  unsupported: {}\n", name, model.status().message());
-        } else {
-            recordFailure(t, name, model.status().toString());
-        }
-        return;
-    }
-    auto sets = listTestDataSets(dir.string());
-    if (sets.empty()) {
-        recordFailure(t, name, "no test_data_set_* folders");
-        return;
-    }
-    Session session = orDie(Session::create(ctx, *model, sessionOptions(g)));
-    Tolerance tol{a.rtol, a.atol, !a.atolAbsolute};
-    for (const auto& set : sets) {
-        std::string setName = name + "/" + fs::path(set).filename().string();
-        auto ds = loadTestDataSet(set, *model);
-        if (!ds.ok()) {
-            recordFailure(t, setName, ds.status().toString());
-            continue;
-        }
-        auto out = session.run(ds->inputs);
-        if (!out.ok()) {
-            if (out.status().code() == ErrorCode::Unsupported) {
-                t.unsupported.push_back(fmt::format("{}: {}", setName, out.status().message()));
-                t.report.push_back({{"case", setName}, {"result", "unsupported"}, {"detail", out.status().message()}});
-                fmt::print("SKIP  {}  unsupported: {}\n", setName, out.status().message());
-            } else {
-                recordFailure(t, setName, out.status().toString());
-            }
-            continue;
-        }
-        bool ok = true;
-        double maxErr = 0, maxRef = 0;
-        std::string why;
-        for (const auto& ref : ds->outputs) {
-            auto it = std::find_if(out->begin(), out->end(), [&](const NamedTensor& o) { return o.name == ref.name; });
-            if (it == out->end()) {
-                ok = false;
-                why += fmt::format("output '{}' missing; ", ref.name);
-                continue;
-            }
-            Comparison c = compareTensors(it->tensor, ref.tensor, tol);
-            maxErr = std::max(maxErr, c.maxAbsError);
-            maxRef = std::max(maxRef, c.maxAbsExpected);
-            if (!c.pass) {
-                ok = false;
-                why += c.problem.empty()
-                           ? fmt::format("'{}': {} of {} elements outside |y-ref| <= {:.3g} + {:g}*|ref| (worst at {}); ",
-                                         ref.name, c.mismatches, ref.tensor.elementCount(), c.atolUsed, a.rtol, c.worstIndex)
-                           : fmt::format("'{}': {}; ", ref.name, c.problem);
-            }
-        }
-        if (ok) {
-            ++t.passed;
-            fmt::print("PASS  {}  max error {:.3g} (max |ref| {:.3g})\n", setName, maxErr, maxRef);
-            t.report.push_back({{"case", setName}, {"result", "pass"}, {"max_error", maxErr}});
-        } else {
-            recordFailure(t, setName, fmt::format("max error {:.3g} (max |ref| {:.3g}): {}", maxErr, maxRef, why));
-        }
-        std::fflush(stdout);
-    }
+void writeFile(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    f << text;
+    if (!f) throw CliError(fmt::format("cannot write '{}'", path));
 }
 
 int checkCommand(const CheckArgs& a, const GlobalOptions& g) {
     fs::path root(a.dir);
     if (!fs::is_directory(root)) throw CliError(fmt::format("'{}' is not a folder", a.dir), 2);
-    auto cases = caseFolders(root);
-    if (!a.filter.empty())
-        cases.erase(std::remove_if(cases.begin(), cases.end(),
-                                   [&](const fs::path& p) { return label(p, root).find(a.filter) == std::string::npos; }),
-                    cases.end());
-    if (cases.empty()) throw CliError(fmt::format("no model.onnx found in or under '{}'", a.dir), 2);
-    Context ctx = makeContext(g);
-    Tally t;
-    for (const auto& c : cases) checkCase(c, root, ctx, a, g, t);
-    if (!t.unsupported.empty()) {
-        fmt::print("unsupported ({}):\n", t.unsupported.size());
-        for (const auto& u : t.unsupported) fmt::print("  {}\n", u);
+    auto dirs = caseFolders(root);
+    std::vector<std::string> names;
+    for (const auto& d : dirs) names.push_back(caseName(d, root));
+    if (!a.filter.empty()) {
+        std::vector<fs::path> keptDirs;
+        std::vector<std::string> keptNames;
+        for (size_t i = 0; i < dirs.size(); ++i)
+            if (names[i].find(a.filter) != std::string::npos) {
+                keptDirs.push_back(dirs[i]);
+                keptNames.push_back(names[i]);
+            }
+        dirs = keptDirs;
+        names = keptNames;
+    }
+    if (dirs.empty()) throw CliError(fmt::format("no model.onnx found in or under '{}'", a.dir), 2);
+    std::set<std::string> expected = a.expect.empty() ? std::set<std::string>{} : readList(a.expect);
+    std::set<std::string> scope = a.scope.empty() ? std::set<std::string>{} : readList(a.scope);
+
+    std::vector<CaseResult> results;
+    auto collect = [&](const CaseResult& r) {
+        printResult(r);
+        results.push_back(r);
+    };
+    if (a.isolate) {
+        runIsolated(dirs, names, a.opts, g, a.timeout, collect);
+    } else {
+        Context ctx = makeContext(g);
+        for (size_t i = 0; i < dirs.size(); ++i)
+            for (const auto& r : runCase(dirs[i], names[i], ctx, a.opts, g)) collect(r);
+    }
+
+    int passed = 0, failed = 0;
+    std::vector<const CaseResult*> unsupported;
+    for (const auto& r : results) {
+        if (r.result == "pass") ++passed;
+        else if (r.result == "unsupported") unsupported.push_back(&r);
+        else ++failed;
+    }
+    if (!unsupported.empty()) {
+        fmt::print("unsupported ({}):\n", unsupported.size());
+        for (const auto* u : unsupported) fmt::print("  {}: {}\n", u->name, u->detail);
     }
     if (!a.report.empty()) {
-        std::ofstream f(a.report);
-        f << t.report.dump(1) << "\n";
-        if (!f) throw CliError(fmt::format("cannot write '{}'", a.report));
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& r : results) j.push_back(r.toJson());
+        writeFile(a.report, j.dump(1) + "\n");
     }
-    fmt::print("{} passed, {} failed, {} unsupported\n", t.passed, t.failed, t.unsupported.size());
-    return t.failed == 0 ? 0 : 1;
+    if (!a.markdown.empty())
+        writeFile(a.markdown, conformanceMarkdown(results, scope,
+                                                  fmt::format("# Conformance\n\nGenerated by `scripts/conformance.sh` "
+                                                              "(`vkinfer check --isolate`), rtol {:g}, atol {:g}{}.\n",
+                                                              a.opts.rtol, a.opts.atol,
+                                                              a.opts.atolAbsolute ? "" : " x max|ref|")));
+    if (!a.writeExpected.empty()) {
+        std::string text = "# Data sets that pass (regenerate with scripts/conformance.sh); CI fails if one stops passing.\n";
+        for (const auto& r : results)
+            if (r.result == "pass") text += r.name + "\n";
+        writeFile(a.writeExpected, text);
+    }
+    int rc = failed == 0 ? 0 : 1;
+    if (!a.expect.empty()) {
+        // Held to the expected list: known failures are tolerated, regressions and crashes not.
+        auto bad = regressions(results, expected);
+        for (const auto& b : bad) fmt::print("{}\n", b);
+        fmt::print("{} regression{} against {} ({} expected passes)\n", bad.size(), bad.size() == 1 ? "" : "s",
+                   a.expect, expected.size());
+        rc = bad.empty() ? 0 : 1;
+    }
+    fmt::print("{} passed, {} failed, {} unsupported\n", passed, failed, unsupported.size());
+    return rc;
 }
 
 }  // namespace
@@ -171,12 +133,21 @@ void addCheckCommand(CLI::App& app, GlobalOptions& g) {
                  "below DIR, and compare with the reference outputs");
     auto a = std::make_shared<CheckArgs>();
     cmd->add_option("dir", a->dir, "Folder with model.onnx and test_data_set_*, or a folder of such folders")->required();
-    cmd->add_option("--rtol", a->rtol, "Relative tolerance")->capture_default_str();
-    cmd->add_option("--atol", a->atol, "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute")
+    cmd->add_option("--rtol", a->opts.rtol, "Relative tolerance")->capture_default_str();
+    cmd->add_option("--atol", a->opts.atol, "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute")
         ->capture_default_str();
-    cmd->add_flag("--atol-absolute", a->atolAbsolute, "Use --atol as an absolute tolerance");
-    cmd->add_option("--filter", a->filter, "Only model folders whose label (the path from DIR's own name down) contains this text");
+    cmd->add_flag("--atol-absolute", a->opts.atolAbsolute, "Use --atol as an absolute tolerance");
+    cmd->add_option("--filter", a->filter, "Only model folders whose name (from DIR's own name down) contains this text");
     cmd->add_option("--report", a->report, "Also write the results as JSON to this file");
+    cmd->add_flag("--isolate", a->isolate,
+                  "Run cases in worker processes: a case that crashes or hangs is reported as such and the rest run");
+    cmd->add_option("--timeout", a->timeout, "With --isolate: seconds without progress before a case counts as hung")
+        ->capture_default_str();
+    cmd->add_option("--markdown", a->markdown, "Write a conformance report (per suite and operator) in Markdown");
+    cmd->add_option("--scope", a->scope, "File listing the operators that count as in scope for the report");
+    cmd->add_option("--expect", a->expect,
+                    "File listing data sets that must pass: exit 1 only if one of them does not, or any case crashes");
+    cmd->add_option("--write-expected", a->writeExpected, "Write the data sets that passed to this file");
     cmd->callback([a, &g] {
         int rc = checkCommand(*a, g);
         if (rc != 0) throw CliError("", rc);  // the summary line already says why

@@ -1,0 +1,52 @@
+// The work behind `vkinfer check`: finding model folders, running their data sets in this
+// process or in isolated worker processes, and the results.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+struct CheckOptions {
+    double rtol = 1e-3;
+    double atol = 1e-4;
+    bool atolAbsolute = false;
+};
+
+// One line of the check output: a data set, or a whole case (unsupported, crashed, ...).
+struct CaseResult {
+    std::string name;       // "<case>/test_data_set_<k>", or "<case>"
+    std::string caseName;   // "<case>": the folder, from the checked folder's own name down
+    std::string result;     // pass | fail | unsupported | crash | timeout
+    std::string detail;
+    double maxError = 0;
+    double maxRef = 0;
+    std::vector<std::string> ops;  // operator types of the model's nodes
+
+    nlohmann::json toJson() const;
+    static CaseResult fromJson(const nlohmann::json& j);
+};
+
+// Folders holding a model.onnx: `dir` itself, or those below it (sorted).
+std::vector<std::filesystem::path> caseFolders(const std::filesystem::path& dir);
+// `p` relative to the folder above `root`, so that names start with root's own name.
+std::string caseName(const std::filesystem::path& p, const std::filesystem::path& root);
+
+// Runs every data set of one model folder in this process.
+std::vector<CaseResult> runCase(const std::filesystem::path& dir, const std::string& name, Context& ctx,
+                                const CheckOptions& opts, const GlobalOptions& g);
+
+// Runs the cases in worker processes (one at a time, each reused for the cases that follow)
+// so that a case that crashes or hangs for longer than `timeoutSeconds` is recorded as such
+// and the rest still run. Calls `onResult` in case order.
+void runIsolated(const std::vector<std::filesystem::path>& dirs, const std::vector<std::string>& names,
+                 const CheckOptions& opts, const GlobalOptions& g, double timeoutSeconds,
+                 const std::function<void(const CaseResult&)>& onResult);
+
+}  // namespace vkinfer::cli
