@@ -209,6 +209,19 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             if (!b.buffer) fail(ErrorCode::InvalidArgument, "buffer output '{}' is null", name);
         }
 
+        // Staged inputs must match this recording's plan. Checked here, before anything is
+        // recorded: failing halfway would leave the weight upload (and barriers) in a command
+        // buffer the host discards, and the weights would never reach the GPU.
+        for (size_t i = 0; i < model.inputs().size(); ++i) {
+            const auto& staged = s.staged[io.frame][i];
+            if (!staged) continue;
+            int alloc = cp.inputAlloc(static_cast<int>(i));
+            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].size))
+                fail(ErrorCode::InvalidArgument, "staged input '{}' has shape {} but this recording's plan expects {}",
+                     model.inputs()[i].name, shapeToString(staged->shape()),
+                     shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
+        }
+
         plan.recordWeightUpload(cmd);
         // Earlier work on this queue that used the frame's buffers (the host's previous frame
         // for this slot, or imported memory written by a transfer) against everything below.
@@ -222,11 +235,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         for (size_t i = 0; i < model.inputs().size(); ++i) {
             auto& staged = s.staged[io.frame][i];
             if (!staged) continue;
-            int alloc = cp.inputAlloc(static_cast<int>(i));
-            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].size))
-                fail(ErrorCode::InvalidArgument, "staged input '{}' has shape {} but this recording's plan expects {}",
-                     model.inputs()[i].name, shapeToString(staged->shape()),
-                     shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
+            int alloc = cp.inputAlloc(static_cast<int>(i));  // size checked above
             std::memcpy(slot.inputStaging[i].mapped(), staged->data(), staged->byteSize());
             VkBufferCopy copy{0, 0, staged->byteSize()};
             if (copy.size) vkCmdCopyBuffer(cmd, slot.inputStaging[i].handle(), plan.buffer(slot, alloc), 1, &copy);
@@ -240,6 +249,11 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                           b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
             VkBufferCopy copy{b.offset, 0, bytes};
             if (bytes) vkCmdCopyBuffer(cmd, b.buffer, plan.buffer(slot, alloc), 1, &copy);
+            // The host's next use of its buffer ("after") waits for this read. It was ignored,
+            // leaving the write-after-read to barriers that happen to follow for other reasons
+            // (they reach compute and transfer only, not e.g. a fragment-shader write).
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                          stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
         }
         for (const auto& [name, in] : io.imageInputs) {
             size_t i = indexOf(model.inputs(), name, "input");
@@ -294,7 +308,10 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "out:" + name + ":" + kernel, p), 1, plan.buffer(slot, alloc),
                            static_cast<VkDeviceSize>(cp.allocations[alloc].size), VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                            out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);
-            imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL, out.after.layout,
+            // "after" UNDEFINED leaves the image in GENERAL, as for inputs (UNDEFINED is not a
+            // valid newLayout).
+            imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL,
+                         out.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : out.after.layout,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                          stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
         }
