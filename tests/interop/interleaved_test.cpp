@@ -15,12 +15,15 @@
 #include <memory>
 
 #include "interop/support/host_vulkan.h"
+#include "support/onnx_builder.h"
 #include "support/gpu_context.h"
 
 namespace vkinfer {
 namespace {
 
 using hostvk::Buffer;
+using testing::floatTensor;
+using testing::OnnxBuilder;
 using hostvk::FullscreenPass;
 using hostvk::HostOptions;
 using hostvk::HostVulkan;
@@ -105,7 +108,8 @@ Tensor imageTensor(const std::vector<float>& rgba, uint32_t w, uint32_t h, std::
 }
 
 // What the post-processing computes from the model output [1, C, H, W], in RGBA order:
-// pixel[c] = tensor[c] * scale[c] + bias[c], alpha 1 (C = 3), clamped to [0, 1] for UNORM.
+// pixel[c] = tensor[c] * scale[c] + bias[c] for the channels the output has (one channel is
+// replicated to RGB), 0 for the others and alpha 1, clamped to [0, 1] for UNORM.
 std::vector<float> expectedPixels(const Tensor& out, bool unorm, std::array<float, 4> scale = {1, 1, 1, 1},
                                   std::array<float, 4> bias = {0, 0, 0, 0}) {
     const auto& s = out.shape();
@@ -114,7 +118,8 @@ std::vector<float> expectedPixels(const Tensor& out, bool unorm, std::array<floa
     const float* t = out.as<float>();
     for (size_t i = 0; i < plane; ++i) {
         for (int c = 0; c < 4; ++c) {
-            float v = c < s[1] ? t[c * plane + i] * scale[c] + bias[c] : (c == 3 ? 1.0f : bias[c]);
+            int from = s[1] == 1 && c < 3 ? 0 : c;  // a single channel fills R, G and B
+            float v = from < s[1] ? t[from * plane + i] * scale[c] + bias[c] : (c == 3 ? 1.0f : 0.0f);
             if (unorm) v = std::clamp(v, 0.0f, 1.0f);
             px[i * 4 + c] = v;
         }
@@ -636,6 +641,59 @@ TEST_F(Interleaved, PreAndPostProcessing) {
     EXPECT_GT(inside, rgbValues * 3 / 4) << "of " << rgbValues;
     Tensor plain = referenceRun(imageTensor(scenePx, W, H));
     EXPECT_FALSE(imageMatches(HostVulkan::bytes(upscaledBytes), kRgba8, 2 * W, 2 * H, expectedPixels(plain, true), 3));
+}
+
+// Outputs with fewer than four channels: one channel is replicated to RGB, two fill R and G;
+// channels the model does not produce are 0 (not the bias) and alpha is 1. The model is a
+// 1x1 convolution to 1 or 2 channels, so the expected pixels follow from the scene directly.
+TEST_F(Interleaved, OutputsWithOneOrTwoChannels) {
+    const uint32_t W = 20, H = 12;
+    Context ctx = wrap();
+    for (int64_t channels : {1, 2}) {
+        OnnxBuilder b;
+        b.input("x", {1, 3, -1, -1}).output("y");
+        std::vector<float> w = {0.5f, 0.25f, 0.125f, -0.25f, 0.5f, 0.75f};
+        w.resize(static_cast<size_t>(channels * 3));
+        b.initializer("w", floatTensor({channels, 3, 1, 1}, w));
+        b.initializer("bias", floatTensor({channels}, std::vector<float>(static_cast<size_t>(channels), 0.1f)));
+        b.node("Conv", {"x", "w", "bias"}, {"y"});
+        auto model = b.build();
+        ASSERT_TRUE(model.ok()) << model.status().toString();
+        auto session = Session::create(ctx, *model);
+        ASSERT_TRUE(session.ok()) << session.status().toString();
+
+        Image scene = vk().createImage(kRgba8, W, H);
+        Image result = vk().createImage(kRgba8, W, H);
+        ImageOutput out = storageOutput(result);
+        out.scale = {0.5f, 0.5f, 0.5f, 0.5f};
+        out.bias = {0.2f, 0.2f, 0.2f, 0.2f};
+        VkCommandBuffer cmd = vk().begin();
+        drawPattern(cmd, scene, 0.3f);
+        RecordIO io;
+        io.imageInputs = {{"x", sampledInput(scene)}};
+        io.imageOutputs = {{"y", out}};
+        Status st = recordInference(*session, cmd, io);
+        ASSERT_TRUE(st.ok()) << st.toString();
+        const Buffer& sceneBytes = vk().recordReadback(cmd, scene, kAttachment);
+        const Buffer& resultBytes = vk().recordReadback(cmd, result, kFragmentRead);
+        vk().submitAndWait(cmd);
+
+        auto px = pixelsRgba(HostVulkan::bytes(sceneBytes), kRgba8, W, H);
+        Tensor y(DataType::Float32, {1, channels, H, W});
+        for (size_t i = 0; i < size_t(W) * H; ++i)
+            for (int64_t k = 0; k < channels; ++k)
+                y.as<float>()[k * W * H + i] =
+                    w[k * 3] * px[i * 4] + w[k * 3 + 1] * px[i * 4 + 1] + w[k * 3 + 2] * px[i * 4 + 2] + 0.1f;
+        auto expected = expectedPixels(y, true, out.scale, out.bias);
+        EXPECT_TRUE(imageMatches(HostVulkan::bytes(resultBytes), kRgba8, W, H, expected)) << channels << " channel(s)";
+        // The layout the test expects: channels not produced are exactly 0, alpha exactly 1.
+        auto got = pixelsRgba(HostVulkan::bytes(resultBytes), kRgba8, W, H);
+        for (size_t i = 0; i < size_t(W) * H; ++i) {
+            ASSERT_EQ(got[i * 4 + 3], 1.0f);
+            if (channels == 2) ASSERT_EQ(got[i * 4 + 2], 0.0f) << "pixel " << i;
+            if (channels == 1) ASSERT_EQ(got[i * 4], got[i * 4 + 2]) << "pixel " << i;
+        }
+    }
 }
 
 // The host keeps its graphics state across recordInference: it binds its pipeline, descriptor
