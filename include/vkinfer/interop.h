@@ -54,7 +54,9 @@ Result<Context> wrapHostDevice(const HostDevice& host);
 // after them ("after"). vkinfer records the barriers and layout transitions between these
 // and its own accesses.
 struct ImageState {
-    VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;  // UNDEFINED as "before": contents may be discarded
+    // UNDEFINED as "before": contents may be discarded. As "after": the image is left in the
+    // layout vkinfer used (SHADER_READ_ONLY_OPTIMAL for sampled inputs, GENERAL otherwise).
+    VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkPipelineStageFlags stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
     VkAccessFlags access = 0;
 };
@@ -163,17 +165,42 @@ struct InteropCapabilities {
 };
 InteropCapabilities queryInteropCapabilities(const Context& context);
 
+// File descriptors (who owns and closes each one):
+//   exported (exportTensorMemory, exportTimelineSemaphore): a new fd owned by the caller.
+//     Close it, or hand it to an importer (vkImportMemoryFdKHR, cudaImportExternalMemory, a
+//     socket with SCM_RIGHTS: the receiver gets its own copy, the sender still closes its).
+//     The memory stays alive as long as the session or any importer uses it.
+//   imported (importTensorMemory, importWaitSemaphore): on success the fd belongs to the
+//     Vulkan implementation; do not close or reuse it. The implementation closes it, at the
+//     latest when the imported object is freed: memory when replaced by a later import of the
+//     same tensor and frame or when the session is destroyed; a semaphore once the
+//     submission that waited on it has finished. On failure it is still the caller's.
+
 // The memory behind a model input or output of one frame slot (the session must have been
-// created with SessionOptions::shareableIO and prepared for these shapes).
+// created with SessionOptions::shareableIO and prepared for these shapes). Each frame slot
+// has its own memory: export every slot the importer will read (or write).
+//
+// To import it into another VkDevice (another process, or this one) on the physical device
+// with `deviceUuid`, as Vulkan requires for an opaque fd created by Vulkan: create a buffer
+// with VkExternalMemoryBufferCreateInfo{OPAQUE_FD}, size `bytes` and usage STORAGE_BUFFER |
+// TRANSFER_SRC | TRANSFER_DST (like the exporting buffer), allocate `allocationSize` bytes of
+// memory type `memoryTypeIndex` with VkImportMemoryFdInfoKHR and, when `dedicated`,
+// VkMemoryDedicatedAllocateInfo naming that buffer, and bind it at `offset`.
+// Synchronization is the importer's: read outputs after the submission's ticket is done
+// (Session::wait/isDone, or the exported timeline semaphore); write inputs only while no
+// submission of that frame slot is in flight.
 struct ExportedMemory {
     int fd = -1;                  // owned by the caller: close it, or give it to an importer
     MemoryHandleType type = MemoryHandleType::OpaqueFd;
     VkDeviceSize allocationSize = 0;  // of the whole VkDeviceMemory (importers need it)
     VkDeviceSize offset = 0;          // of the tensor within it
-    VkDeviceSize bytes = 0;           // of the tensor
+    VkDeviceSize bytes = 0;           // of the tensor (and of the exporting buffer)
     uint32_t memoryTypeBits = 0;      // of the exporting buffer
     bool dedicated = true;            // exported as a dedicated allocation of one buffer
     std::array<uint8_t, 16> deviceUuid{};
+    // The exporting allocation's memory type (an opaque-fd import by another VkDevice on the
+    // same physical device must use the same index).
+    uint32_t memoryTypeIndex = 0;
 };
 Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& tensor, uint32_t frame = 0,
                                           MemoryHandleType type = MemoryHandleType::OpaqueFd);
@@ -181,12 +208,22 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
 // Memory exported by the host or another API, to become a model input or output of a frame
 // slot: inference reads (writes) it in place. On success the fd belongs to the Vulkan
 // implementation (do not close it); on failure it still belongs to the caller.
+// The session must be prepared for its shapes first. The memory must hold the tensor's bytes
+// (tightly packed, the tensor's type) at `offset`; a dedicated allocation must have been made
+// for a buffer of exactly the tensor's size with usage STORAGE_BUFFER | TRANSFER_SRC |
+// TRANSFER_DST. An imported INPUT is read in place: leave it out of Session::run/submit for
+// that frame slot (giving it anyway is an error, since its data would be ignored); write the
+// memory before submitting and not while that slot's submission is in flight. An imported
+// OUTPUT is written in place and still returned by run/wait.
 struct ImportedMemory {
     int fd = -1;
     MemoryHandleType type = MemoryHandleType::OpaqueFd;
     VkDeviceSize allocationSize = 0;
     VkDeviceSize offset = 0;  // where the tensor starts in that memory
     bool dedicated = true;    // whether it was exported as a dedicated allocation
+    // The exporter's memory type index when another VkDevice on the same physical device made
+    // the memory (Vulkan requires the same one); -1 lets vkinfer pick (CUDA, other APIs).
+    int32_t memoryTypeIndex = -1;
 };
 Status importTensorMemory(Session& session, const std::string& tensor, uint32_t frame, const ImportedMemory& memory);
 

@@ -57,12 +57,16 @@ public:
     // Compiles and allocates the plan for these shapes now rather than on the first run.
     Status prepare(const InputShapes& shapes = {});
 
-    // Runs the model. Every model input must be given, by name, with a matching data type.
-    // Outputs come back in the model's output order.
+    // Runs the model. Every model input must be given, by name, with a matching data type,
+    // except one whose memory the frame slot imported (interop.h importTensorMemory): that
+    // one is read in place and must be left out. Outputs come back in the model's output order.
     Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, RunStats* stats = nullptr);
 
     // Asynchronous form of run(): copies the inputs into the next frame slot's staging,
-    // submits, and returns at once so the caller can overlap its own work. The outputs stay
+    // submits, and returns at once so the caller can overlap its own work. Slots are used in
+    // turn: the k-th submission of the session (run included, counting from 0) goes to slot
+    // k % framesInFlight (Ticket::frame), which is how shared memory of a slot (interop.h)
+    // is matched to a submission. The outputs stay
     // available to wait() until the slot is reused framesInFlight submissions later;
     // submitting into a busy slot first waits for it to finish.
     Result<Ticket> submit(const std::vector<NamedTensor>& inputs);

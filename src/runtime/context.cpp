@@ -48,12 +48,16 @@ Result<Context> Context::create(const ContextOptions& options) {
         std::vector<DeviceInfo> infos;
         for (uint32_t i = 0; i < phys.size(); ++i)
             infos.push_back(vk::queryDeviceInfo(impl->instance->handle(), phys[i], i));
-        uint32_t chosen = vk::pickDevice(infos, options.deviceIndex);
+        // The UUID takes precedence over deviceIndex (context.h): the index is not even checked
+        // then, so that a stale index next to a valid UUID does not fail.
+        uint32_t chosen = 0;
         if (options.deviceUuid) {
             auto it = std::find_if(infos.begin(), infos.end(),
                                    [&](const DeviceInfo& d) { return d.deviceUuid == *options.deviceUuid; });
             if (it == infos.end()) fail(ErrorCode::NotFound, "no Vulkan device has the requested UUID");
             chosen = it->index;
+        } else {
+            chosen = vk::pickDevice(infos, options.deviceIndex);
         }
         impl->info = infos[chosen];
         if (VK_API_VERSION_MINOR(impl->info.apiVersion) < 2 && VK_API_VERSION_MAJOR(impl->info.apiVersion) == 1)

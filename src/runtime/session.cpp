@@ -70,6 +70,12 @@ std::vector<const Tensor*> SessionImpl::orderInputs(const std::vector<NamedTenso
     return ordered;
 }
 
+rt::PreparedPlan* SessionImpl::sharedPlan(uint32_t frame) {
+    if (frame < framePlan.size() && framePlan[frame]) return framePlan[frame];
+    if (plans.size() == 1) return plans.begin()->second.get();
+    return nullptr;
+}
+
 VkSemaphore SessionImpl::timelineSemaphore() {
     if (timeline || !ctx().device->enabled().timelineSemaphore) return timeline;
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -135,10 +141,34 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
     return guardResult<Ticket>([&] {
         InputShapes shapes;
         auto ordered = impl_->orderInputs(inputs, &shapes);
-        for (size_t i = 0; i < ordered.size(); ++i)
-            if (!ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is missing", impl_->model.inputs()[i].name);
-        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)));
+        const auto& decls = impl_->model.inputs();
         uint32_t frame = impl_->nextFrame;
+        // An input whose memory this frame slot imported (importTensorMemory) is read in place
+        // and left out: its shape is that of the plan it was imported into. Giving it anyway
+        // is refused below, since its data would be silently ignored (interop.h).
+        rt::PreparedPlan* shared = nullptr;
+        for (size_t i = 0; i < ordered.size(); ++i) {
+            if (ordered[i]) continue;
+            if (!shared) shared = impl_->sharedPlan(frame);
+            const plan::CompiledPlan* cp = shared ? &shared->plan() : nullptr;
+            if (!cp || !shared->slot(frame).imported[cp->inputAlloc(static_cast<int>(i))])
+                fail(ErrorCode::InvalidArgument, "input '{}' is missing", decls[i].name);
+            shapes.emplace_back(decls[i].name, cp->graph.values[cp->graph.inputs[i].value].shape);
+        }
+        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)));
+        rt::FrameSlot& slot = plan.slot(frame);
+        for (size_t i = 0; i < ordered.size(); ++i) {
+            bool imported = static_cast<bool>(slot.imported[plan.plan().inputAlloc(static_cast<int>(i))]);
+            if (imported && ordered[i])
+                fail(ErrorCode::InvalidArgument,
+                     "input '{}' of frame slot {} reads memory imported with importTensorMemory: leave it out of "
+                     "run/submit (its data would be ignored) and write that memory instead",
+                     decls[i].name, frame);
+            if (!imported && !ordered[i])
+                fail(ErrorCode::InvalidArgument,
+                     "input '{}' is missing (frame slot {} imported memory for it, but for other input shapes)",
+                     decls[i].name, frame);
+        }
         impl_->nextFrame = (frame + 1) % impl_->options.framesInFlight;
         uint64_t value = impl_->submit(plan, frame, ordered);
         impl_->ctx().checkValidation("submission");

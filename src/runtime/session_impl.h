@@ -43,6 +43,10 @@ struct SessionImpl {
     rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled = nullptr);
     // Input tensors in graph-input order, validated against the model; fills `shapes`.
     std::vector<const Tensor*> orderInputs(const std::vector<NamedTensor>& inputs, InputShapes* shapes) const;
+    // The plan whose slot `frame` shared memory refers to (exportTensorMemory,
+    // importTensorMemory, inputs left out of submit because they were imported): the plan the
+    // frame last ran, else the only prepared one; null when there is none or several.
+    rt::PreparedPlan* sharedPlan(uint32_t frame);
     VkSemaphore timelineSemaphore();
     uint64_t submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs);
     void releaseFinishedWaits();

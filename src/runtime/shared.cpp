@@ -64,8 +64,7 @@ int ioAllocation(const plan::CompiledPlan& cp, const Model& model, const std::st
 // The plan whose buffers a shared-memory call refers to: the one prepared (or last used by
 // this frame). Sharing needs fixed shapes, so exactly one plan must exist.
 rt::PreparedPlan& sharedPlan(detail::SessionImpl& s, uint32_t frame, const char* what) {
-    if (frame < s.framePlan.size() && s.framePlan[frame]) return *s.framePlan[frame];
-    if (s.plans.size() == 1) return *s.plans.begin()->second;
+    if (rt::PreparedPlan* p = s.sharedPlan(frame)) return *p;
     fail(ErrorCode::InvalidArgument, "{}: prepare the session for its input shapes first (Session::prepare){}", what,
          s.plans.empty() ? "" : "; several shape sets are prepared, run or record the frame once to pick one");
 }
@@ -109,6 +108,9 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
         detail::SessionImpl& s = *session.impl();
         if (!s.options.shareableIO)
             fail(ErrorCode::InvalidArgument, "exportTensorMemory: create the session with SessionOptions::shareableIO");
+        // A host device wrapped without the extension: say so, rather than "cannot export".
+        const auto& dev = *s.ctx().device;
+        dev.require(dev.enabled().externalMemoryFd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, "exportTensorMemory");
         auto caps = queryInteropCapabilities(s.context);
         bool can = type == MemoryHandleType::DmaBuf ? caps.exportMemoryDmaBuf : caps.exportMemoryOpaqueFd;
         if (!can)
@@ -136,6 +138,7 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
         m.memoryTypeBits = buf.memoryTypeBits();
         m.dedicated = true;
         m.deviceUuid = s.ctx().info.deviceUuid;
+        m.memoryTypeIndex = buf.memoryTypeIndex();  // importers on other VkDevices need it
         return m;
     });
 }
@@ -143,6 +146,9 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
 Status importTensorMemory(Session& session, const std::string& tensor, uint32_t frame, const ImportedMemory& memory) {
     return guardStatus([&] {
         detail::SessionImpl& s = *session.impl();
+        // A host device wrapped without the extension: say so, rather than "cannot import".
+        const auto& dev = *s.ctx().device;
+        dev.require(dev.enabled().externalMemoryFd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, "importTensorMemory");
         auto caps = queryInteropCapabilities(s.context);
         bool can = memory.type == MemoryHandleType::DmaBuf ? caps.importMemoryDmaBuf : caps.importMemoryOpaqueFd;
         if (!can)
@@ -154,12 +160,14 @@ Status importTensorMemory(Session& session, const std::string& tensor, uint32_t 
         rt::FrameSlot& slot = plan.slot(frame);
         VkDeviceSize bytes = static_cast<VkDeviceSize>(plan.plan().allocations[alloc].size);
         std::string what = "'" + tensor + "' (imported)";
+        // Wait before importing: once the import succeeded the fd is Vulkan's, so nothing that
+        // can fail (and report the fd as still the caller's) may come after it.
+        plan.waitIdle(slot);
         vk::Buffer b = vk::Buffer::imported(*s.ctx().device, bytes,
                                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                             memory.fd, vkHandleType(memory.type), memory.allocationSize, memory.offset,
-                                            memory.dedicated, what.c_str());
-        plan.waitIdle(slot);
+                                            memory.dedicated, what.c_str(), memory.memoryTypeIndex);
         slot.imported[alloc] = std::move(b);
         plan.refreshSlot(slot);
     });
@@ -192,6 +200,8 @@ Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t val
         detail::SessionImpl& s = *session.impl();
         const auto& dev = *s.ctx().device;
         auto caps = queryInteropCapabilities(s.context);
+        if (!dev.enabled().externalSemaphoreFd && dev.info().externalSemaphoreFd)  // a host device wrapped without it
+            dev.require(false, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, "importWaitSemaphore");
         if (timeline) {
             dev.require(dev.enabled().timelineSemaphore, "VkPhysicalDeviceVulkan12Features::timelineSemaphore",
                         "waiting on an imported timeline semaphore");

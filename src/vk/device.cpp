@@ -185,13 +185,14 @@ Buffer::Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage
         throwAllocation(r, req.size, what);
     }
     allocationSize_ = req.size;
+    memoryTypeIndex_ = alloc.memoryTypeIndex;
     VK_CHECK(vkBindBufferMemory(device_, buffer_, memory_, 0));
     if (use != MemoryUse::DeviceLocal) VK_CHECK(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_));
 }
 
 Buffer Buffer::imported(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, int fd,
                         VkExternalMemoryHandleTypeFlagBits type, VkDeviceSize allocationSize, VkDeviceSize offset,
-                        bool dedicated, const char* what) {
+                        bool dedicated, const char* what, int32_t memoryTypeIndex) {
     Buffer b;
     b.device_ = device.handle();
     b.size_ = size;
@@ -226,11 +227,21 @@ Buffer Buffer::imported(const Device& device, VkDeviceSize size, VkBufferUsageFl
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.pNext = &import;
     alloc.allocationSize = allocationSize;
-    alloc.memoryTypeIndex = device.findMemoryType(typeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    // An opaque fd made by another VkDevice must be imported with the exporter's memory
+    // type (Vulkan's rule: allocationSize and memoryTypeIndex must match the export).
+    if (memoryTypeIndex >= 0) {
+        if (memoryTypeIndex >= 32 || !(typeBits & (1u << memoryTypeIndex)))
+            fail(ErrorCode::InvalidArgument, "{}: memory type {} cannot back this buffer (allowed types: {:#x})", what,
+                 memoryTypeIndex, typeBits);
+        alloc.memoryTypeIndex = static_cast<uint32_t>(memoryTypeIndex);
+    } else {
+        alloc.memoryTypeIndex = device.findMemoryType(typeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    }
     VkResult r = vkAllocateMemory(b.device_, &alloc, nullptr, &b.memory_);
     if (r != VK_SUCCESS) throwAllocation(r, allocationSize, what);  // fd still the caller's
     b.allocationSize_ = allocationSize;
     b.memoryTypeBits_ = req.memoryTypeBits;
+    b.memoryTypeIndex_ = alloc.memoryTypeIndex;
     VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, offset));
     return b;
 }
@@ -249,7 +260,8 @@ Buffer::~Buffer() { release(); }
 Buffer::Buffer(Buffer&& o) noexcept
     : device_(o.device_), buffer_(std::exchange(o.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(o.memory_, VK_NULL_HANDLE)), size_(o.size_), allocationSize_(o.allocationSize_),
-      memoryTypeBits_(o.memoryTypeBits_), exportTypes_(o.exportTypes_), mapped_(std::exchange(o.mapped_, nullptr)) {}
+      memoryTypeBits_(o.memoryTypeBits_), memoryTypeIndex_(o.memoryTypeIndex_), exportTypes_(o.exportTypes_),
+      mapped_(std::exchange(o.mapped_, nullptr)) {}
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
     if (this != &o) {
@@ -261,6 +273,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
         size_ = o.size_;
         allocationSize_ = o.allocationSize_;
         memoryTypeBits_ = o.memoryTypeBits_;
+        memoryTypeIndex_ = o.memoryTypeIndex_;
         exportTypes_ = o.exportTypes_;
     }
     return *this;

@@ -96,10 +96,11 @@ public:
     Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use, const char* what,
            VkExternalMemoryHandleTypeFlags exportTypes = 0);
     // Binds a new buffer to memory imported from `fd` (ownership of the fd passes to Vulkan
-    // on success only). `offset` is where the buffer starts in that memory.
+    // on success only). `offset` is where the buffer starts in that memory. `memoryTypeIndex`
+    // is the exporter's (another VkDevice on this physical device), or -1 to pick one.
     static Buffer imported(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, int fd,
                            VkExternalMemoryHandleTypeFlagBits type, VkDeviceSize allocationSize, VkDeviceSize offset,
-                           bool dedicated, const char* what);
+                           bool dedicated, const char* what, int32_t memoryTypeIndex = -1);
     ~Buffer();
     Buffer(Buffer&& o) noexcept;
     Buffer& operator=(Buffer&& o) noexcept;
@@ -111,6 +112,7 @@ public:
     VkDeviceSize size() const { return size_; }
     VkDeviceSize allocationSize() const { return allocationSize_; }
     uint32_t memoryTypeBits() const { return memoryTypeBits_; }
+    uint32_t memoryTypeIndex() const { return memoryTypeIndex_; }
     VkExternalMemoryHandleTypeFlags exportTypes() const { return exportTypes_; }
     void* mapped() const { return mapped_; }
     explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
@@ -123,6 +125,7 @@ private:
     VkDeviceSize size_ = 0;
     VkDeviceSize allocationSize_ = 0;
     uint32_t memoryTypeBits_ = 0;
+    uint32_t memoryTypeIndex_ = 0;
     VkExternalMemoryHandleTypeFlags exportTypes_ = 0;
     void* mapped_ = nullptr;
 };
