@@ -30,3 +30,30 @@
 #define ACC int
 #define T_IS_FLOAT 0
 #endif
+
+// Wider integer types (Min/Max/Mod/... node tests use every ONNX integer type). 16-bit
+// types need storageBuffer16BitAccess; narrow unsigned values fit ACC int exactly.
+#if defined(T_I16)
+#define T int16_t
+#define ACC int
+#define T_IS_FLOAT 0
+#elif defined(T_U16)
+#define T uint16_t
+#define ACC int
+#define T_IS_FLOAT 0
+#elif defined(T_U32)
+#define T uint
+#define ACC uint
+#define T_IS_FLOAT 0
+#elif defined(T_U64)
+#define T uint64_t
+#define ACC uint64_t
+#define T_IS_FLOAT 0
+#endif
+
+// ACC is unsigned (no negative values: integer Mod, Pow and Abs skip their sign handling).
+#if defined(T_U32) || defined(T_U64)
+#define ACC_IS_UNSIGNED 1
+#else
+#define ACC_IS_UNSIGNED 0
+#endif

@@ -1,5 +1,6 @@
 // Conv (1-D and 2-D, groups, strides, pads, auto_pad, dilations, bias; plus the fused
-// residual Add and activation) and BatchNormalization.
+// residual Add and activation). (BatchNormalization, which passes/fusion folds into Conv,
+// is in normalization.cpp.)
 #include <cmath>
 
 #include "ops/activation.h"
@@ -183,74 +184,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     if (residual) d->bindings.push_back(readOf(n.inputs[3]));
 }
 
-// BatchNormalization (inference): y = (x - mean) / sqrt(var + eps) * scale + bias, per channel.
-void inferBatchNorm(Graph& g, const Node& n) {
-    requireFloat(g, n, 0);
-    const Shape& x = inputShape(g, n, 0);
-    if (x.size() < 2) shapeError(n, "input must have a channel dimension, got {}", shapeToString(x));
-    for (size_t i = 1; i < 5; ++i)
-        if (inputValue(g, n, i).elementCount() != x[1])
-            shapeError(n, "parameter {} has {} elements for {} channels", i, inputValue(g, n, i).elementCount(), x[1]);
-    if (n.attrInt("training_mode", 0) != 0) unsupported(n, "training_mode=1 is not supported");
-    setOutput(g, n, 0, DataType::Float32, x);
-}
-
-// Folds the four parameter tensors into per-channel scale and shift.
-void batchNormScaleShift(const Node& n, const Tensor& scale, const Tensor& bias, const Tensor& mean, const Tensor& var,
-                         std::vector<float>& k, std::vector<float>& s) {
-    float eps = n.attrFloat("epsilon", 1e-5f);
-    int64_t c = scale.elementCount();
-    k.resize(c);
-    s.resize(c);
-    for (int64_t i = 0; i < c; ++i) {
-        double ki = scale.getDouble(i) / std::sqrt(var.getDouble(i) + eps);
-        k[i] = static_cast<float>(ki);
-        s[i] = static_cast<float>(bias.getDouble(i) - mean.getDouble(i) * ki);
-    }
-}
-
-void evalBatchNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
-    std::vector<float> k, s;
-    batchNormScaleShift(n, *in[1], *in[2], *in[3], *in[4], k, s);
-    const Shape& shape = in[0]->shape();
-    int64_t C = shape[1], inner = 1;
-    for (size_t i = 2; i < shape.size(); ++i) inner *= shape[i];
-    const float* x = in[0]->as<float>();
-    float* y = out[0].as<float>();
-    for (int64_t i = 0; i < in[0]->elementCount(); ++i) {
-        int64_t c = (i / inner) % C;
-        y[i] = applyActivation(n.activation, x[i] * k[c] + s[c]);
-    }
-}
-
-void lowerBatchNorm(LowerContext& ctx, const Node& n) {
-    const Graph& g = ctx.graph();
-    std::vector<float> k, s;
-    batchNormScaleShift(n, constantInput(g, n, 1, "scale"), constantInput(g, n, 2, "B"), constantInput(g, n, 3, "mean"),
-                        constantInput(g, n, 4, "var"), k, s);
-    int64_t C = static_cast<int64_t>(k.size());
-    int kScale = ctx.addConstant(n.name + "_scale", Tensor::fromVector(DataType::Float32, {C}, k));
-    int kShift = ctx.addConstant(n.name + "_shift", Tensor::fromVector(DataType::Float32, {C}, s));
-    const Shape& shape = ctx.value(n.inputs[0]).shape;
-    int64_t count = ctx.value(n.inputs[0]).elementCount(), inner = 1;
-    for (size_t i = 2; i < shape.size(); ++i) inner *= shape[i];
-    requireIndexable(n, count);
-    Dispatch& d = ctx.emit("channel_affine");
-    setActivation(d, n.activation);
-    struct {
-        uint32_t count, C, inner;
-    } p{static_cast<uint32_t>(count), static_cast<uint32_t>(C), static_cast<uint32_t>(inner)};
-    d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(kScale), readOf(kShift)};
-}
-
 }  // namespace
 
 void registerConvOps(std::vector<OpDef>& t) {
     t.push_back({"Conv", 1, 1000, inferConv, evalConv, lowerConv});
-    t.push_back({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm});
 }
 
 }  // namespace vkinfer::ops

@@ -101,8 +101,6 @@ void inferView(Graph& g, const Node& n) {
         }
     } else {  // Identity, Dropout
         out = in;
-        if (op == "Dropout" && n.outputs.size() > 1 && n.outputs[1] >= 0)
-            unsupported(n, "the mask output of Dropout is not supported");
     }
     setOutput(g, n, 0, x.dtype, out);
 }
@@ -110,6 +108,41 @@ void inferView(Graph& g, const Node& n) {
 void evalView(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     (void)n;
     out[0] = reshapeCopy(*in[0], out[0].shape());
+}
+
+// ---- Dropout: the identity at inference; its mask is all true ----
+
+// Dropout that would drop (training_mode true with a non-zero ratio) is random: refused
+// rather than computed as the identity. (Opset 12+ passes them as inputs 1 and 2; older
+// opsets' is_test/ratio attributes only matter in training.)
+void checkInference(const Graph* g, const Node& n, const Tensor* ratio, const Tensor* training) {
+    if (g && n.input(2) >= 0) training = &constantInput(*g, n, 2, "training_mode");
+    if (!training || training->elementCount() == 0 || training->getInt(0) == 0) return;
+    if (g && n.input(1) >= 0) ratio = &constantInput(*g, n, 1, "ratio (with training_mode)");
+    double r = ratio && ratio->elementCount() ? ratio->getDouble(0) : 0.5;
+    if (r != 0.0) unsupported(n, "training-mode Dropout (random masks) is not supported");
+}
+
+Tensor allTrue(const Shape& s) {
+    Tensor t(DataType::Bool, s);
+    std::fill(t.as<uint8_t>(), t.as<uint8_t>() + t.elementCount(), uint8_t{1});
+    return t;
+}
+
+void inferDropout(Graph& g, const Node& n) {
+    checkInference(&g, n, nullptr, nullptr);
+    const auto& x = inputValue(g, n, 0);
+    setOutput(g, n, 0, x.dtype, x.shape);
+    if (n.outputs.size() > 1 && n.outputs[1] >= 0) {
+        setOutput(g, n, 1, DataType::Bool, x.shape);
+        g.values[n.outputs[1]].constant = allTrue(x.shape);  // known now: no GPU work
+    }
+}
+
+void evalDropout(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    checkInference(nullptr, n, optionalInput(in, 1), optionalInput(in, 2));
+    out[0] = *in[0];
+    if (out.size() > 1) out[1] = allTrue(in[0]->shape());
 }
 
 // ---- Concat ----
@@ -245,8 +278,9 @@ void lowerPermutation(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerLayoutOps(std::vector<OpDef>& t) {
-    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
         t.push_back({op, 1, 1000, inferView, evalView, nullptr, true});
+    t.push_back({"Dropout", 1, 1000, inferDropout, evalDropout, nullptr, true});
     t.push_back({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat});
     for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"})
         t.push_back({op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation});

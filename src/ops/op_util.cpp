@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/half.h"
 #include "core/kernel_table.h"
 
 namespace vkinfer::ops {
@@ -13,6 +14,10 @@ const Tensor& constantInput(const Graph& g, const Node& n, size_t i, const char*
     if (!v.constant)
         unsupported(n, "{} (input {} '{}') must be a constant or computable from input shapes", what, i, v.name);
     return *v.constant;
+}
+
+const Tensor* optionalConstant(const Graph& g, const Node& n, size_t i, const char* what) {
+    return n.input(i) >= 0 ? &constantInput(g, n, i, what) : nullptr;
 }
 
 std::vector<int64_t> tensorInts(const Tensor& t) {
@@ -67,6 +72,19 @@ std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local) {
     int64_t groups = std::max<int64_t>((count + local - 1) / local, 1);
     if (groups <= 65535) return {static_cast<uint32_t>(groups), 1, 1};
     return {65535u, static_cast<uint32_t>((groups + 65534) / 65535), 1};
+}
+
+void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread) {
+    if (perThread) {
+        d.localSize = {64, 1, 1};
+        d.groups = grid1d(rows, 64);
+        return;
+    }
+    uint32_t local = 32;
+    while (local < 256 && local < length) local *= 2;
+    d.localSize = {local, 1, 1};
+    d.groups = rows <= 65535 ? std::array<uint32_t, 3>{u32(rows), 1, 1}
+                             : std::array<uint32_t, 3>{65535u, ceilDiv(rows, 65535), 1};
 }
 
 void requireIndexable(const Node& n, int64_t elements) {
@@ -129,7 +147,31 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
     int64_t count = elementCount(dims);
     if (count == 0) return;
     requireIndexable(n, count);
-    if (!collapseDims(dims, {&inStride, &outStride})) unsupported(n, "copy over more than 6 non-mergeable dimensions");
+    if (!collapseDims(dims, {&inStride, &outStride})) {
+        // More than 6 dims that do not merge (Tile of a rank-4 tensor, strided Slices of
+        // high-rank tensors): one copy per index of the leading dims, within reason.
+        size_t lead = dims.size() - 6;
+        int64_t copies = 1;
+        for (size_t i = 0; i < lead; ++i) copies *= dims[i];
+        if (copies > 256)
+            unsupported(n, "copy over {} non-mergeable dimensions ({})", dims.size(), shapeToString(dims));
+        Shape inner(dims.begin() + lead, dims.end());
+        std::vector<int64_t> is(inStride.begin() + lead, inStride.end()), os(outStride.begin() + lead, outStride.end());
+        std::vector<int64_t> idx(lead, 0);
+        for (int64_t c = 0; c < copies; ++c) {
+            int64_t io = inOffset, oo = outOffset;
+            for (size_t i = 0; i < lead; ++i) {
+                io += idx[i] * inStride[i];
+                oo += idx[i] * outStride[i];
+            }
+            emitStridedCopy(ctx, n, src, dst, inner, is, os, io, oo, elemSize >= 4 ? 4 : elemSize);  // words done
+            for (size_t i = lead; i-- > 0;) {
+                if (++idx[i] < dims[i]) break;
+                idx[i] = 0;
+            }
+        }
+        return;
+    }
     CopyParams p{};
     p.count = static_cast<uint32_t>(count);
     p.rank = static_cast<uint32_t>(dims.size());
@@ -174,6 +216,11 @@ const char* typeSuffix(DataType type) {
         case DataType::Int32: return "i32";
         case DataType::Int64: return "i64";
         case DataType::Int8: return "i8";
+        case DataType::Int16: return "i16";
+        case DataType::UInt16: return "u16";
+        case DataType::UInt32: return "u32";
+        case DataType::UInt64: return "u64";
+        case DataType::Float64: return "f64";
         case DataType::UInt8:
         case DataType::Bool: return "u8";
         default: return "none";
@@ -184,6 +231,20 @@ std::string typedKernel(const Node& n, const std::string& base, DataType type) {
     std::string name = base + "_" + typeSuffix(type);
     if (!kernels::find(name)) unsupported(n, "no GPU kernel {} for {} tensors", base, dataTypeName(type));
     return name;
+}
+
+Tensor toFloat32(const Tensor& t) {
+    if (t.dtype() != DataType::Float16) return t;
+    Tensor f(DataType::Float32, t.shape());
+    for (int64_t i = 0; i < t.elementCount(); ++i) f.as<float>()[i] = halfToFloat(t.as<uint16_t>()[i]);
+    return f;
+}
+
+Tensor narrowFromFloat32(const Tensor& t, DataType type) {
+    if (type != DataType::Float16 || t.dtype() != DataType::Float32) return t;
+    Tensor h(DataType::Float16, t.shape());
+    for (int64_t i = 0; i < t.elementCount(); ++i) h.as<uint16_t>()[i] = floatToHalf(t.as<float>()[i]);
+    return h;
 }
 
 Tensor reshapeCopy(const Tensor& t, const Shape& shape) {

@@ -1,6 +1,8 @@
 // Helpers shared by the op implementations: shape checks, broadcasting, strides, grids.
 #pragma once
 
+#include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,14 @@ inline void setOutput(Graph& g, const Node& n, size_t i, DataType type, Shape sh
 
 // The constant tensor behind input i; throws Unsupported naming `what` if it is not constant.
 const Tensor& constantInput(const Graph& g, const Node& n, size_t i, const char* what);
+// Input i's constant value, or null when the input is omitted; throws Unsupported naming
+// `what` if it is given but not constant. (Shape-determining operands: Slice starts, Pad
+// pads, Tile repeats, ...)
+const Tensor* optionalConstant(const Graph& g, const Node& n, size_t i, const char* what);
+// The same in evaluate(): input i's tensor or null.
+inline const Tensor* optionalInput(std::span<const Tensor* const> in, size_t i) {
+    return i < in.size() ? in[i] : nullptr;
+}
 std::vector<int64_t> tensorInts(const Tensor& t);
 
 void requireRank(const Node& n, const Shape& s, size_t rank, const char* what);
@@ -84,6 +94,102 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
 // The same walk on the CPU (the reference), for any element size.
 void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
                     const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset);
+
+// ---- Typed element-wise helpers (unary, elementwise, compare, cast, reduce) ----
+
+// Calls f(T{}) with the C++ type that stores elements of `type` (bool for Bool, one byte);
+// Float16 is not visited: convert it with toFloat32 first. Throws Unsupported naming the
+// node for any other type.
+template <class F>
+decltype(auto) visitType(const Node& n, DataType type, F&& f) {
+    switch (type) {
+        case DataType::Float32: return f(float{});
+        case DataType::Float64: return f(double{});
+        case DataType::Int8: return f(int8_t{});
+        case DataType::UInt8: return f(uint8_t{});
+        case DataType::Int16: return f(int16_t{});
+        case DataType::UInt16: return f(uint16_t{});
+        case DataType::Int32: return f(int32_t{});
+        case DataType::UInt32: return f(uint32_t{});
+        case DataType::Int64: return f(int64_t{});
+        case DataType::UInt64: return f(uint64_t{});
+        case DataType::Bool: return f(bool{});
+        default: unsupported(n, "{} is not supported for {} tensors", n.opType, dataTypeName(type));
+    }
+}
+
+inline bool isFloatType(DataType t) {
+    return t == DataType::Float32 || t == DataType::Float16 || t == DataType::Float64;
+}
+// A Float16 tensor widened to Float32 (other tensors are returned unchanged), and back.
+Tensor toFloat32(const Tensor& t);
+Tensor narrowFromFloat32(const Tensor& t, DataType type);
+
+// Visits every element of `out` in row-major order: f(outIndex, offsets) where offsets[k]
+// is the element offset of operand k (of shape ins[k], broadcast NumPy-style to `out`).
+template <size_t N, class F>
+void broadcastWalk(const Shape& out, const std::array<Shape, N>& ins, F&& f) {
+    std::array<std::vector<int64_t>, N> st;
+    for (size_t k = 0; k < N; ++k) st[k] = broadcastStrides(ins[k], out);
+    std::vector<int64_t> idx(out.size(), 0);
+    std::array<int64_t, N> off{};
+    int64_t count = elementCount(out);
+    for (int64_t i = 0; i < count; ++i) {
+        f(i, off);
+        for (size_t d = out.size(); d-- > 0;) {
+            for (size_t k = 0; k < N; ++k) off[k] += st[k][d];
+            if (++idx[d] < out[d]) break;
+            for (size_t k = 0; k < N; ++k) off[k] -= st[k][d] * out[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+// Push constants of the broadcasting kernels (binary.comp, eltwise.comp, compare.comp:
+// N = 2; where.comp: N = 3): the output index space collapsed to at most 6 dims, and each
+// operand's stride per dim (0 where it broadcasts).
+template <size_t N>
+struct BroadcastParams {
+    uint32_t count, rank;
+    uint32_t dims[6];
+    uint32_t stride[N][6];
+};
+
+// Fills BroadcastParams for operands of shapes `ins` read at every index of `out`; throws
+// Unsupported naming the node beyond 6 non-mergeable dims or 32-bit indexing.
+template <size_t N>
+BroadcastParams<N> broadcastParams(const Node& n, Shape out, const std::array<Shape, N>& ins) {
+    int64_t count = elementCount(out);
+    requireIndexable(n, count);
+    std::array<std::vector<int64_t>, N + 1> st;
+    st[0] = contiguousStrides(out);
+    for (size_t k = 0; k < N; ++k) st[k + 1] = broadcastStrides(ins[k], out);
+    std::vector<std::vector<int64_t>*> ptrs;
+    for (auto& s : st) ptrs.push_back(&s);
+    if (!collapseDims(out, ptrs)) unsupported(n, "broadcast over more than 6 non-mergeable dimensions");
+    BroadcastParams<N> p{};
+    p.count = u32(count);
+    p.rank = u32(static_cast<int64_t>(out.size()));
+    for (size_t i = 0; i < out.size(); ++i) {
+        p.dims[i] = u32(out[i]);
+        for (size_t k = 0; k < N; ++k) p.stride[k][i] = u32(st[k + 1][i]);
+    }
+    return p;
+}
+
+// Row-reducing kernels (reduce.comp, softmax.comp, norm.comp) reduce `rows` rows of
+// `length` elements either one row per invocation (short rows, or enough rows to fill the
+// GPU) or one row per workgroup (a power of two from 32 to 256 invocations, sized to the
+// row, for the shared-memory tree). rowPerThread picks; setRowLaunch sets the launch.
+inline bool rowPerThread(int64_t rows, int64_t length) { return length <= 32 || rows >= 16384; }
+void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread);
+
+// Element-type conversion (ONNX Cast rules: float -> int truncates toward zero, -> bool is
+// x != 0). Defined in cast.cpp; used by ops that convert an operand on the fly (Pow with a
+// mixed exponent type).
+Tensor castTensor(const Node& n, const Tensor& t, DataType to);
+// The GPU twin: one dispatch converting all of `src` (dtype `from`) into `dst` (`to`).
+void emitCast(LowerContext& ctx, const Node& n, int src, int dst, DataType from, DataType to);
 
 // The dtype-agnostic CPU copy used by views and layout ops.
 Tensor reshapeCopy(const Tensor& t, const Shape& shape);

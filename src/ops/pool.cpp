@@ -1,6 +1,9 @@
-// MaxPool, AveragePool (1-D and 2-D: pads, auto_pad, ceil_mode, dilations,
-// count_include_pad) and GlobalAveragePool / GlobalMaxPool.
+// MaxPool, AveragePool (1-D, 2-D and 3-D: pads, auto_pad, ceil_mode, dilations,
+// count_include_pad; MaxPool on uint8 and its Indices output with storage_order) and
+// GlobalAveragePool / GlobalMaxPool.
+#include <algorithm>
 #include <cfloat>
+#include <type_traits>
 
 #include "ops/activation.h"
 #include "ops/op_util.h"
@@ -10,8 +13,11 @@ namespace vkinfer::ops {
 
 namespace {
 
+// Spatial axes padded to three (D, H, W; leading unit axes for 1-D and 2-D pooling).
 struct PoolGeom {
-    int64_t NC, H, W, OH, OW, KH, KW, SH, SW, DH, DW, padT, padL, padB, padR;
+    int64_t NC, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, DD, DH, DW;
+    int64_t padF, padT, padL, padBk, padB, padR;  // begin (front, top, left) and end pads
+    size_t sp;                                     // the node's spatial rank
 };
 
 int64_t pooledSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t padBegin, int64_t padEnd, bool ceilMode) {
@@ -23,10 +29,9 @@ int64_t pooledSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t padBegin
 }
 
 PoolGeom poolGeometry(const Node& n, const Shape& x, bool isMax) {
-    if (x.size() != 3 && x.size() != 4)
-        unsupported(n, "only 1-D and 2-D pooling is supported (input shape {})", shapeToString(x));
-    const bool oneD = x.size() == 3;
-    const size_t sp = oneD ? 1 : 2;
+    if (x.size() < 3 || x.size() > 5)
+        unsupported(n, "only 1-D, 2-D and 3-D pooling is supported (input shape {})", shapeToString(x));
+    const size_t sp = x.size() - 2;
     auto k = n.attrInts("kernel_shape");
     if (k.size() != sp) shapeError(n, "kernel_shape must have {} values", sp);
     auto s = n.attrInts("strides", std::vector<int64_t>(sp, 1));
@@ -34,93 +39,119 @@ PoolGeom poolGeometry(const Node& n, const Shape& x, bool isMax) {
     auto pads = n.attrInts("pads", std::vector<int64_t>(2 * sp, 0));
     if (s.size() != sp || d.size() != sp || pads.size() != 2 * sp)
         shapeError(n, "strides/dilations/pads have the wrong length for {}-D pooling", sp);
-    if (!isMax && (d[0] != 1 || d.back() != 1)) unsupported(n, "dilated AveragePool is not supported");
-    PoolGeom g{};
-    g.NC = x[0] * x[1];
-    g.H = oneD ? 1 : x[2];
-    g.W = x.back();
-    g.KH = oneD ? 1 : k[0];
-    g.KW = k.back();
-    g.SH = oneD ? 1 : s[0];
-    g.SW = s.back();
-    g.DH = oneD ? 1 : d[0];
-    g.DW = d.back();
-    if (g.SH <= 0 || g.SW <= 0 || g.KH <= 0 || g.KW <= 0) shapeError(n, "kernel and strides must be positive");
+    if (!isMax)
+        for (int64_t v : d)
+            if (v != 1) unsupported(n, "dilated AveragePool is not supported");
     std::string autoPad = n.attrString("auto_pad", "NOTSET");
     bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
-    auto axis = [&](int64_t in, int64_t kk, int64_t ss, int64_t dd, int64_t pb, int64_t pe, int64_t* b, int64_t* e,
-                    int64_t* out) {
+    // Per axis (padded to three): in, kernel, stride, dilation, begin/end pads, output.
+    int64_t in[3] = {1, 1, 1}, kk[3] = {1, 1, 1}, ss[3] = {1, 1, 1}, dd[3] = {1, 1, 1}, b[3] = {0, 0, 0},
+            e[3] = {0, 0, 0}, out[3] = {1, 1, 1};
+    for (size_t i = 0; i < sp; ++i) {
+        size_t a = 3 - sp + i;
+        in[a] = x[2 + i];
+        kk[a] = k[i];
+        ss[a] = s[i];
+        dd[a] = d[i];
+        if (kk[a] <= 0 || ss[a] <= 0 || dd[a] <= 0) shapeError(n, "kernel, strides and dilations must be positive");
         if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-            *out = (in + ss - 1) / ss;
-            int64_t total = std::max<int64_t>(0, (*out - 1) * ss + (kk - 1) * dd + 1 - in);
-            *b = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            *e = total - *b;
-            return;
+            out[a] = (in[a] + ss[a] - 1) / ss[a];
+            int64_t total = std::max<int64_t>(0, (out[a] - 1) * ss[a] + (kk[a] - 1) * dd[a] + 1 - in[a]);
+            b[a] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            e[a] = total - b[a];
+            continue;
         }
-        if (autoPad == "VALID") pb = pe = 0;
-        *b = pb;
-        *e = pe;
-        *out = pooledSize(in, kk, ss, dd, pb, pe, ceilMode);
-    };
-    if (oneD) {
-        g.padT = g.padB = 0;
-        g.OH = 1;
-        axis(g.W, g.KW, g.SW, g.DW, pads[0], pads[1], &g.padL, &g.padR, &g.OW);
-    } else {
-        axis(g.H, g.KH, g.SH, g.DH, pads[0], pads[2], &g.padT, &g.padB, &g.OH);
-        axis(g.W, g.KW, g.SW, g.DW, pads[1], pads[3], &g.padL, &g.padR, &g.OW);
+        if (autoPad != "VALID") {
+            b[a] = pads[i];
+            e[a] = pads[i + sp];
+        }
+        out[a] = pooledSize(in[a], kk[a], ss[a], dd[a], b[a], e[a], ceilMode);
     }
-    if (g.OH <= 0 || g.OW <= 0) shapeError(n, "the window does not fit the padded input {}", shapeToString(x));
+    PoolGeom g{x[0] * x[1], in[0], in[1], in[2], out[0], out[1], out[2], kk[0], kk[1], kk[2], ss[0], ss[1], ss[2],
+               dd[0],       dd[1], dd[2], b[0],  b[1],   b[2],   e[0],   e[1],   e[2],  sp};
+    if (g.OD <= 0 || g.OH <= 0 || g.OW <= 0)
+        shapeError(n, "the window does not fit the padded input {}", shapeToString(x));
     return g;
 }
 
 Shape pooledShape(const Shape& x, const PoolGeom& g) {
-    return x.size() == 3 ? Shape{x[0], x[1], g.OW} : Shape{x[0], x[1], g.OH, g.OW};
+    Shape s{x[0], x[1]};
+    const int64_t out[3] = {g.OD, g.OH, g.OW};
+    for (size_t a = 3 - g.sp; a < 3; ++a) s.push_back(out[a]);
+    return s;
 }
+
+bool wantsIndices(const Node& n) { return n.outputs.size() > 1 && n.outputs[1] >= 0; }
 
 template <bool IsMax>
 void inferPool(Graph& g, const Node& n) {
-    requireFloat(g, n, 0);
-    if (n.outputs.size() > 1 && n.outputs[1] >= 0) unsupported(n, "the Indices output of MaxPool is not supported");
-    const Shape& x = inputShape(g, n, 0);
-    setOutput(g, n, 0, DataType::Float32, pooledShape(x, poolGeometry(n, x, IsMax)));
+    const auto& x = inputValue(g, n, 0);
+    // MaxPool also takes 8-bit integers (pool_nd.comp's u8 variant); averages are float only.
+    if (x.dtype != DataType::Float32 && !(IsMax && x.dtype == DataType::UInt8)) requireFloat(g, n, 0);
+    Shape out = pooledShape(x.shape, poolGeometry(n, x.shape, IsMax));
+    setOutput(g, n, 0, x.dtype, out);
+    if (wantsIndices(n)) setOutput(g, n, 1, DataType::Int64, out);
+}
+
+template <class T, bool IsMax>
+void evalPoolTyped(const Node& n, const PoolGeom& g, const Tensor& in, std::span<Tensor> out) {
+    bool includePad = n.attrInt("count_include_pad", 0) != 0;
+    bool colMajor = n.attrInt("storage_order", 0) != 0;
+    const T* x = in.as<T>();
+    T* y = out[0].as<T>();
+    int64_t* ind = wantsIndices(n) ? out[1].as<int64_t>() : nullptr;
+    int64_t o = 0;
+    for (int64_t nc = 0; nc < g.NC; ++nc)
+        for (int64_t oz = 0; oz < g.OD; ++oz)
+            for (int64_t oy = 0; oy < g.OH; ++oy)
+                for (int64_t ox = 0; ox < g.OW; ++ox, ++o) {
+                    double acc = 0.0;
+                    bool found = false;
+                    int64_t count = 0, best = 0;
+                    for (int64_t kz = 0; kz < g.KD; ++kz)
+                        for (int64_t ky = 0; ky < g.KH; ++ky)
+                            for (int64_t kx = 0; kx < g.KW; ++kx) {
+                                int64_t iz = oz * g.SD - g.padF + kz * g.DD, iy = oy * g.SH - g.padT + ky * g.DH,
+                                        ix = ox * g.SW - g.padL + kx * g.DW;
+                                if (iz >= 0 && iz < g.D && iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) {
+                                    int64_t at = ((nc * g.D + iz) * g.H + iy) * g.W + ix;
+                                    double v = static_cast<double>(x[at]);
+                                    if (IsMax) {
+                                        if (!found || v > acc) {
+                                            acc = v;
+                                            best = colMajor ? ((nc * g.D + iz) * g.W + ix) * g.H + iy : at;
+                                        }
+                                        found = true;
+                                    } else {
+                                        acc += v;
+                                    }
+                                    ++count;
+                                } else if (includePad && iz < g.D + g.padBk && iy < g.H + g.padB && ix < g.W + g.padR) {
+                                    ++count;
+                                }
+                            }
+                    if (IsMax && !found) acc = std::is_same_v<T, float> ? -FLT_MAX : 0.0;
+                    if (!IsMax) acc = count ? acc / static_cast<double>(count) : 0.0;
+                    if constexpr (std::is_same_v<T, float>)
+                        y[o] = applyActivation(n.activation, static_cast<float>(acc));
+                    else
+                        y[o] = static_cast<T>(acc);
+                    if (ind) ind[o] = best;
+                }
 }
 
 template <bool IsMax>
 void evalPool(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     PoolGeom g = poolGeometry(n, in[0]->shape(), IsMax);
-    bool includePad = n.attrInt("count_include_pad", 0) != 0;
-    const float* x = in[0]->as<float>();
-    float* y = out[0].as<float>();
-    for (int64_t nc = 0; nc < g.NC; ++nc)
-        for (int64_t oy = 0; oy < g.OH; ++oy)
-            for (int64_t ox = 0; ox < g.OW; ++ox) {
-                double acc = IsMax ? -FLT_MAX : 0.0;
-                int64_t count = 0;
-                for (int64_t ky = 0; ky < g.KH; ++ky)
-                    for (int64_t kx = 0; kx < g.KW; ++kx) {
-                        int64_t iy = oy * g.SH - g.padT + ky * g.DH, ix = ox * g.SW - g.padL + kx * g.DW;
-                        if (iy >= 0 && iy < g.H && ix >= 0 && ix < g.W) {
-                            double v = x[(nc * g.H + iy) * g.W + ix];
-                            acc = IsMax ? std::max(acc, v) : acc + v;
-                            ++count;
-                        } else if (includePad && iy < g.H + g.padB && ix < g.W + g.padR) {
-                            ++count;
-                        }
-                    }
-                if (!IsMax) acc = count ? acc / static_cast<double>(count) : 0.0;
-                y[(nc * g.OH + oy) * g.OW + ox] = applyActivation(n.activation, static_cast<float>(acc));
-            }
+    if (in[0]->dtype() == DataType::UInt8) evalPoolTyped<uint8_t, IsMax>(n, g, *in[0], out);
+    else evalPoolTyped<float, IsMax>(n, g, *in[0], out);
 }
 
-template <bool IsMax>
-void lowerPool(LowerContext& ctx, const Node& n) {
-    PoolGeom g = poolGeometry(n, ctx.value(n.inputs[0]).shape, IsMax);
-    int64_t count = g.NC * g.OH * g.OW;
-    requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
+// 1-D and 2-D float pooling without indices: pool2d.comp.
+void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax) {
     Dispatch& d = ctx.emit("pool2d");
     setActivation(d, n.activation);
-    d.spec.push_back(IsMax ? 1 : 0);
+    d.spec.push_back(isMax ? 1 : 0);
     d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
     struct {
         uint32_t NC, H, W, OH, OW, KH, KW, SH, SW, padH, padW, DH, DW, padBottom, padRight;
@@ -128,8 +159,35 @@ void lowerPool(LowerContext& ctx, const Node& n) {
         u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW), u32(g.padB), u32(g.padR)};
     d.setPush(p);
     d.localSize = {64, 1, 1};
+    d.groups = grid1d(g.NC * g.OH * g.OW, 64);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
+template <bool IsMax>
+void lowerPool(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    PoolGeom g = poolGeometry(n, x.shape, IsMax);
+    int64_t count = g.NC * g.OD * g.OH * g.OW;
+    requireIndexable(n, std::max(count, x.elementCount()));
+    const bool indices = IsMax && wantsIndices(n);
+    if (g.sp <= 2 && x.dtype == DataType::Float32 && !indices) return emitPool2d(ctx, n, g, IsMax);
+    // 3-D windows, uint8 data or the Indices output: pool_nd.comp.
+    Dispatch& d = ctx.emit(typedKernel(n, indices ? "pool_nd_idx" : "pool_nd", x.dtype));
+    setActivation(d, n.activation);
+    d.spec.push_back(IsMax ? 1 : 0);
+    d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
+    d.spec.push_back(n.attrInt("storage_order", 0) != 0 ? 1 : 0);
+    struct {
+        uint32_t NC, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, DD, DH, DW;
+        uint32_t padD, padH, padW, endD, endH, endW;
+    } p{u32(g.NC), u32(g.D),  u32(g.H),  u32(g.W),  u32(g.OD),   u32(g.OH),   u32(g.OW),   u32(g.KD),
+        u32(g.KH), u32(g.KW), u32(g.SD), u32(g.SH), u32(g.SW),   u32(g.DD),   u32(g.DH),   u32(g.DW),
+        u32(g.padF), u32(g.padT), u32(g.padL), u32(g.D + g.padBk), u32(g.H + g.padB), u32(g.W + g.padR)};
+    d.setPush(p);
+    d.localSize = {64, 1, 1};
     d.groups = grid1d(count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+    if (indices) d.bindings.push_back(writeOf(n.outputs[1]));
 }
 
 template <bool IsMax>

@@ -1,7 +1,11 @@
 // Resize (opset 10+) and Upsample over the two innermost dimensions: nearest with every
-// nearest_mode, or bilinear; coordinate transformation modes half_pixel,
-// pytorch_half_pixel, align_corners, asymmetric and tf_half_pixel_for_nn.
+// nearest_mode, bilinear or bicubic (cubic_coeff_a, exclude_outside); coordinate
+// transformation modes half_pixel, pytorch_half_pixel, align_corners, asymmetric,
+// tf_half_pixel_for_nn and tf_crop_and_resize (roi, extrapolation_value). resize.comp runs
+// the common nearest/bilinear cases; resize_general.comp the rest (see needsGeneral).
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "ops/activation.h"
 #include "ops/op_util.h"
@@ -12,15 +16,31 @@ namespace vkinfer::ops {
 namespace {
 
 // Match COORD_MODE and NEAREST_MODE in shaders/resize.comp.
-enum class CoordMode : uint32_t { HalfPixel = 0, PytorchHalfPixel = 1, AlignCorners = 2, Asymmetric = 3, TfHalfPixelForNn = 4 };
+enum class CoordMode : uint32_t {
+    HalfPixel = 0,
+    PytorchHalfPixel = 1,
+    AlignCorners = 2,
+    Asymmetric = 3,
+    TfHalfPixelForNn = 4,
+    TfCropAndResize = 5,  // resize_general.comp only
+};
 enum class NearestMode : uint32_t { RoundPreferFloor = 0, RoundPreferCeil = 1, Floor = 2, Ceil = 3 };
 
 struct ResizeSpec {
     Shape out;
     float scaleH = 1, scaleW = 1;
     bool linear = false;
+    bool cubic = false;
     CoordMode coord = CoordMode::HalfPixel;
     NearestMode nearest = NearestMode::RoundPreferFloor;
+    // For resize_general.comp: the resized lengths as real numbers (scale * input length
+    // when scales are given, as the ONNX reference computes align_corners), the roi of the
+    // two axes (tf_crop_and_resize), cubic parameters, the extrapolation value.
+    float lenH = 1, lenW = 1;
+    float roiH0 = 0, roiH1 = 1, roiW0 = 0, roiW1 = 1;
+    float cubicA = -0.75f, extrapolation = 0;
+    bool excludeOutside = false;
+    bool general = false;  // needs resize_general.comp
 };
 
 // `constant(i)` returns input i's constant value (throwing if it is not constant) or null
@@ -62,14 +82,24 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
 
     std::string mode = n.attrString("mode", "nearest");
     if (mode == "linear" || mode == "bilinear") s.linear = true;
-    else if (mode != "nearest") unsupported(n, "mode '{}' is not supported (nearest, linear)", mode);
+    else if (mode == "cubic") s.cubic = true;
+    else if (mode != "nearest") unsupported(n, "mode '{}' is not supported (nearest, linear, cubic)", mode);
+    auto realLength = [&](size_t i) {
+        return static_cast<float>(sizes.empty() ? static_cast<double>(in[i]) * scales[i] : static_cast<double>(s.out[i]));
+    };
+    s.lenH = realLength(r - 2);
+    s.lenW = realLength(r - 1);
+    s.cubicA = n.attrFloat("cubic_coeff_a", -0.75f);
+    s.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
+    s.extrapolation = n.attrFloat("extrapolation_value", 0.0f);
     // Opset 18 antialias widens the linear filter when downsampling; silently ignoring it
     // gave plain bilinear results. (It does nothing for nearest or when upsampling.)
-    if (s.linear && n.attrInt("antialias", 0) != 0 && (s.scaleH < 1.0f || s.scaleW < 1.0f))
+    if ((s.linear || s.cubic) && n.attrInt("antialias", 0) != 0 && (s.scaleH < 1.0f || s.scaleW < 1.0f))
         unsupported(n, "antialias=1 when downsampling is not supported");
     if (legacy) {
         s.coord = CoordMode::Asymmetric;
         s.nearest = NearestMode::Floor;
+        s.general = s.cubic;
         return s;
     }
     std::string ct = n.attrString("coordinate_transformation_mode", "half_pixel");
@@ -78,7 +108,24 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     else if (ct == "align_corners") s.coord = CoordMode::AlignCorners;
     else if (ct == "asymmetric") s.coord = CoordMode::Asymmetric;
     else if (ct == "tf_half_pixel_for_nn") s.coord = CoordMode::TfHalfPixelForNn;
+    else if (ct == "tf_crop_and_resize") s.coord = CoordMode::TfCropAndResize;
     else unsupported(n, "coordinate_transformation_mode '{}' is not supported", ct);
+    if (s.coord == CoordMode::TfCropAndResize) {
+        const Tensor* roi = constant(1);
+        if (!roi || roi->elementCount() != static_cast<int64_t>(2 * r))
+            shapeError(n, "tf_crop_and_resize needs a roi of {} values", 2 * r);
+        for (size_t i = 0; i + 2 < r; ++i)
+            if (roi->getDouble(i) != 0.0 || roi->getDouble(i + r) != 1.0)
+                unsupported(n, "a roi that crops dimension {} (only the two innermost dimensions resize)", i);
+        s.roiH0 = static_cast<float>(roi->getDouble(r - 2));
+        s.roiH1 = static_cast<float>(roi->getDouble(2 * r - 2));
+        s.roiW0 = static_cast<float>(roi->getDouble(r - 1));
+        s.roiW1 = static_cast<float>(roi->getDouble(2 * r - 1));
+    }
+    // resize.comp divides align_corners by the integer output size - 1: exact only when the
+    // real resized length is that integer.
+    bool fractional = static_cast<float>(s.out[r - 2]) != s.lenH || static_cast<float>(s.out[r - 1]) != s.lenW;
+    s.general = s.cubic || s.coord == CoordMode::TfCropAndResize || (s.coord == CoordMode::AlignCorners && fractional);
     std::string nm = n.attrString("nearest_mode", "round_prefer_floor");
     if (nm == "round_prefer_floor") s.nearest = NearestMode::RoundPreferFloor;
     else if (nm == "round_prefer_ceil") s.nearest = NearestMode::RoundPreferCeil;
@@ -92,7 +139,8 @@ ResizeSpec resizeSpecOf(const Graph& g, const Node& n) {
     return resizeSpec(n, inputShape(g, n, 0), [&](size_t i) -> const Tensor* {
         if (n.input(i) < 0) return nullptr;
         // An empty tensor stands for "not given" in opset 11-12 models.
-        const Tensor& t = constantInput(g, n, i, i == 3 ? "sizes" : "scales");
+        const bool legacy = n.opType == "Upsample" || n.inputs.size() <= 2;
+        const Tensor& t = constantInput(g, n, i, i == 3 ? "sizes" : i == 1 && !legacy ? "roi" : "scales");
         return t.elementCount() ? &t : nullptr;
     });
 }
@@ -112,6 +160,7 @@ float sourceCoord(CoordMode m, int64_t o, float scale, int64_t inLen, int64_t ou
             return outLen > 1 ? xo * static_cast<float>(inLen - 1) / static_cast<float>(outLen - 1) : 0.0f;
         case CoordMode::Asymmetric: return xo / scale;
         case CoordMode::TfHalfPixelForNn: return (xo + 0.5f) / scale;
+        case CoordMode::TfCropAndResize: break;  // resize_general only
     }
     return 0;
 }
@@ -128,7 +177,137 @@ int64_t nearestIndex(NearestMode m, float c, int64_t inLen) {
     return std::clamp<int64_t>(static_cast<int64_t>(r), 0, inLen - 1);
 }
 
+// CPU twin of resize_general.comp: the source coordinate (tf_crop_and_resize: nullopt
+// outside the input) and the taps along one axis.
+std::optional<float> generalCoord(const ResizeSpec& s, int64_t o, float scale, int64_t inLen, float len, float r0,
+                                  float r1) {
+    float xo = static_cast<float>(o), last = static_cast<float>(inLen - 1);
+    switch (s.coord) {
+        case CoordMode::HalfPixel: return (xo + 0.5f) / scale - 0.5f;
+        case CoordMode::PytorchHalfPixel: return len > 1.0f ? (xo + 0.5f) / scale - 0.5f : -0.5f;
+        case CoordMode::AlignCorners: return len > 1.0f ? xo * last / (len - 1.0f) : 0.0f;
+        case CoordMode::Asymmetric: return xo / scale;
+        case CoordMode::TfHalfPixelForNn: return (xo + 0.5f) / scale;
+        case CoordMode::TfCropAndResize: {
+            float c = len > 1.0f ? r0 * last + xo * (r1 - r0) * last / (len - 1.0f) : 0.5f * (r0 + r1) * last;
+            if (c < 0.0f || c > last) return std::nullopt;
+            return c;
+        }
+    }
+    return 0.0f;
+}
+
+struct Taps {
+    int64_t first = 0;
+    float w[4] = {0, 0, 0, 0};
+};
+
+Taps generalTaps(const ResizeSpec& s, float c, int64_t inLen) {
+    Taps t;
+    if (!s.linear && !s.cubic) {
+        bool half = c == std::floor(c) + 0.5f;
+        float r;
+        switch (s.nearest) {
+            case NearestMode::RoundPreferFloor: r = half ? std::floor(c) : std::round(c); break;
+            case NearestMode::RoundPreferCeil: r = half ? std::ceil(c) : std::round(c); break;
+            case NearestMode::Floor: r = std::floor(c); break;
+            default: r = std::ceil(c); break;
+        }
+        t.first = static_cast<int64_t>(r);
+        t.w[0] = 1;
+        return t;
+    }
+    float f = std::floor(c), r = c - f;
+    if (s.linear) {
+        t.first = static_cast<int64_t>(f);
+        t.w[0] = 1 - r;
+        t.w[1] = r;
+        return t;
+    }
+    // Keys' cubic convolution with parameter A, taps at floor(c) - 1 ... floor(c) + 2.
+    const float A = s.cubicA;
+    auto near = [&](float d) { return ((A + 2) * d - (A + 3)) * d * d + 1; };       // |d| <= 1
+    auto far = [&](float d) { return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A; };  // 1 < |d| < 2
+    t.first = static_cast<int64_t>(f) - 1;
+    t.w[0] = far(r + 1);
+    t.w[1] = near(r);
+    t.w[2] = near(1 - r);
+    t.w[3] = far(2 - r);
+    if (s.excludeOutside) {
+        float sum = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (t.first + k < 0 || t.first + k >= inLen) t.w[k] = 0;
+            sum += t.w[k];
+        }
+        for (float& w : t.w) w /= sum;
+    }
+    return t;
+}
+
+void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor& y) {
+    const Shape& in = x.shape();
+    const size_t r = in.size();
+    int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+    int64_t planes = x.elementCount() / std::max<int64_t>(IH * IW, 1);
+    const float* px = x.as<float>();
+    float* py = y.as<float>();
+    for (int64_t p = 0; p < planes; ++p)
+        for (int64_t oy = 0; oy < OH; ++oy)
+            for (int64_t ox = 0; ox < OW; ++ox) {
+                auto cy = generalCoord(s, oy, s.scaleH, IH, s.lenH, s.roiH0, s.roiH1);
+                auto cx = generalCoord(s, ox, s.scaleW, IW, s.lenW, s.roiW0, s.roiW1);
+                double v = s.extrapolation;
+                if (cy && cx) {
+                    Taps ty = generalTaps(s, *cy, IH), tx = generalTaps(s, *cx, IW);
+                    v = 0;
+                    for (int i = 0; i < 4; ++i)
+                        for (int j = 0; j < 4; ++j) {
+                            if (ty.w[i] == 0 || tx.w[j] == 0) continue;
+                            int64_t yy = std::clamp<int64_t>(ty.first + i, 0, IH - 1);
+                            int64_t xx = std::clamp<int64_t>(tx.first + j, 0, IW - 1);
+                            v += static_cast<double>(ty.w[i]) * tx.w[j] * px[(p * IH + yy) * IW + xx];
+                        }
+                }
+                py[(p * OH + oy) * OW + ox] = applyActivation(n.activation, static_cast<float>(v));
+            }
+}
+
+void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
+    const Shape& in = ctx.value(n.inputs[0]).shape;
+    const size_t r = in.size();
+    int64_t count = ctx.value(n.outputs[0]).elementCount();
+    Dispatch& d = ctx.emit("resize_general");
+    setActivation(d, n.activation);
+    d.spec.push_back(s.cubic ? 2 : s.linear ? 1 : 0);
+    d.spec.push_back(static_cast<uint32_t>(s.coord));
+    d.spec.push_back(static_cast<uint32_t>(s.nearest));
+    d.spec.push_back(s.excludeOutside ? 1 : 0);
+    struct {
+        uint32_t NC, IH, IW, OH, OW;
+        float scaleH, scaleW, lenH, lenW, roiH0, roiH1, roiW0, roiW1, cubicA, extrapolation;
+    } p{u32(count / std::max<int64_t>(s.out[r - 2] * s.out[r - 1], 1)),
+        u32(in[r - 2]),
+        u32(in[r - 1]),
+        u32(s.out[r - 2]),
+        u32(s.out[r - 1]),
+        s.scaleH,
+        s.scaleW,
+        s.lenH,
+        s.lenW,
+        s.roiH0,
+        s.roiH1,
+        s.roiW0,
+        s.roiW1,
+        s.cubicA,
+        s.extrapolation};
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
 void evalResizeWith(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor& y) {
+    if (s.general) return evalResizeGeneral(n, s, x, y);
     const Shape& in = x.shape();
     const size_t r = in.size();
     int64_t IH = r >= 2 ? in[r - 2] : 1, IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
@@ -164,6 +343,7 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
+    if (s.general) return lowerResizeGeneral(ctx, n, s);
     Dispatch& d = ctx.emit("resize");
     setActivation(d, n.activation);
     d.spec.push_back(s.linear ? 1 : 0);

@@ -1,6 +1,7 @@
 #include "passes/specialize.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/error.h"
 #include "ops/registry.h"
@@ -57,10 +58,81 @@ void evaluateOnCpu(Graph& g, Node& n, const ops::OpDef& def) {
     n.removed = true;
 }
 
+// Operand slots whose values (not only shapes) shape inference or lowering reads as
+// constants: a graph input reaching one of them must be bound by value (see valueInputs).
+bool isValueSlot(const std::string& op, size_t slot) {
+    static const std::vector<std::pair<std::string_view, std::vector<size_t>>> slots = {
+        {"Reshape", {1}},     {"Slice", {1, 2, 3, 4}}, {"Split", {1}},     {"Squeeze", {1}},
+        {"Unsqueeze", {1}},   {"Pad", {1, 2, 3}},      {"Tile", {1}},      {"Expand", {1}},
+        {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}},
+        {"Dropout", {1, 2}},  {"Clip", {1, 2}},        {"TopK", {1}},      {"OneHot", {1}},
+        {"ReduceSum", {1}},   {"ReduceMean", {1}},     {"ReduceMax", {1}}, {"ReduceMin", {1}},
+        {"ReduceProd", {1}},  {"ReduceL1", {1}},       {"ReduceL2", {1}},  {"ReduceLogSum", {1}},
+        {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}},
+    };
+    for (const auto& [name, list] : slots)
+        if (name == op) return std::find(list.begin(), list.end(), slot) != list.end();
+    return false;
+}
+
+Graph specializeOwned(Graph g, const InputShapes& shapes);
+
 }  // namespace
 
-Graph specialize(const Graph& model, const InputShapes& shapes) {
+// Graph inputs whose values, not only their shapes, the plan depends on: they reach a value
+// slot through nodes other than Shape/Size. A session keys its plans by their values too
+// and binds them with the specialize() overload below (node tests pass Reshape targets,
+// Slice starts, Pad pads, Resize scales as graph inputs).
+std::vector<int> valueInputs(const Graph& g) {
+    // Producers from the live nodes (without copying the graph and its weights).
+    std::vector<int> producer(g.values.size(), -1);
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (!g.nodes[i].removed)
+            for (int o : g.nodes[i].outputs)
+                if (o >= 0) producer[o] = static_cast<int>(i);
+    std::vector<char> seen(g.values.size(), 0);
+    std::vector<int> work;
+    for (const auto& n : g.nodes) {
+        if (n.removed) continue;
+        for (size_t i = 0; i < n.inputs.size(); ++i)
+            if (n.inputs[i] >= 0 && isValueSlot(n.opType, i)) work.push_back(n.inputs[i]);
+    }
+    // Walk back through producers; Shape and Size read only their input's shape.
+    std::vector<int> found;
+    while (!work.empty()) {
+        int v = work.back();
+        work.pop_back();
+        if (seen[v]++ || g.values[v].constant) continue;
+        if (g.isGraphInput(v)) found.push_back(v);
+        int p = producer[v];
+        if (p < 0 || g.nodes[p].opType == "Shape" || g.nodes[p].opType == "Size") continue;
+        for (int in : g.nodes[p].inputs)
+            if (in >= 0) work.push_back(in);
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+Graph specialize(const Graph& model, const InputShapes& shapes, const std::vector<NamedTensor>& values) {
     Graph g = model;
+    for (const auto& t : values) {
+        auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
+                               [&](const graph::InputDecl& d) { return g.values[d.value].name == t.name; });
+        if (it == g.inputs.end()) fail(ErrorCode::InvalidArgument, "{}: no input named '{}'", g.label, t.name);
+        auto& v = g.values[it->value];
+        if (t.tensor.dtype() != v.dtype)
+            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but a {} tensor was given", t.name,
+                 dataTypeName(v.dtype), dataTypeName(t.tensor.dtype()));
+        v.constant = t.tensor;
+    }
+    return specializeOwned(std::move(g), shapes);
+}
+
+Graph specialize(const Graph& model, const InputShapes& shapes) { return specializeOwned(model, shapes); }
+
+namespace {
+
+Graph specializeOwned(Graph g, const InputShapes& shapes) {
     for (auto& decl : g.inputs) {
         auto& v = g.values[decl.value];
         auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == v.name; });
@@ -93,5 +165,7 @@ Graph specialize(const Graph& model, const InputShapes& shapes) {
     removeDeadNodes(g);
     return g;
 }
+
+}  // namespace
 
 }  // namespace vkinfer::passes

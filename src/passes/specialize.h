@@ -12,6 +12,13 @@ namespace vkinfer::passes {
 // whose inputs are all constant are evaluated on the CPU and removed; dead nodes removed.
 // Throws Error naming the node at fault.
 graph::Graph specialize(const graph::Graph& model, const InputShapes& shapes);
+// The same with some graph inputs bound by value (they become constants and fold).
+graph::Graph specialize(const graph::Graph& model, const InputShapes& shapes, const std::vector<NamedTensor>& values);
+
+// Graph inputs (value ids) whose values, not only their shapes, the plan depends on: they
+// reach an operand that shape inference reads as a constant (Reshape's shape, Slice's
+// starts, Pad's pads, Tile's repeats, ...) through nodes other than Shape/Size.
+std::vector<int> valueInputs(const graph::Graph& model);
 
 // Sorts live nodes so that producers come before consumers (ONNX requires it, but a
 // malformed model may not comply). Throws ParseError on a cycle.

@@ -116,13 +116,14 @@ void emitCopy(ops::LowerContext& ctx, int src, int dst) {
 
 }  // namespace
 
-CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const PlanOptions& options) {
+CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const PlanOptions& options,
+                         const std::vector<NamedTensor>& values) {
     CompiledPlan plan;
     plan.sync = options.sync;
     plan.alignment = std::max<int64_t>(options.alignment, 16);
     for (int o : model.outputs) plan.outputNames.push_back(model.values[o].name);
 
-    Graph g = passes::specialize(model, shapes);
+    Graph g = passes::specialize(model, shapes, values);
     passes::runFusions(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 
@@ -215,14 +216,17 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     std::vector<Location> rootLoc(nv);
     for (size_t i = 0; i < g.inputs.size(); ++i) {
         int v = g.inputs[i].value;
-        plan.allocations.push_back({"input:" + g.values[v].name, AllocKind::Input, g.values[v].byteSize(), static_cast<int>(i)});
+        int64_t bytes = g.values[v].byteSize();
+        plan.allocations.push_back({"input:" + g.values[v].name, AllocKind::Input, alignUp(std::max<int64_t>(bytes, 1), 4),
+                                    static_cast<int>(i), bytes});
         rootLoc[v] = {plan.inputAlloc(static_cast<int>(i)), 0};
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
         int64_t off = 0;
         int root = al.root(g.outputs[k], &off);
-        plan.allocations.push_back({"output:" + plan.outputNames[k], AllocKind::Output, g.values[root].byteSize(),
-                                    static_cast<int>(k)});
+        int64_t bytes = g.values[root].byteSize();
+        plan.allocations.push_back({"output:" + plan.outputNames[k], AllocKind::Output,
+                                    alignUp(std::max<int64_t>(bytes, 1), 4), static_cast<int>(k), bytes});
         rootLoc[root] = {plan.outputAlloc(static_cast<int>(k)), 0};
     }
 

@@ -20,8 +20,11 @@ const char* allocKindName(AllocKind kind);
 struct Allocation {
     std::string name;
     AllocKind kind = AllocKind::Arena;
+    // Bytes of the buffer. Input and output buffers are their tensor rounded up to 4 bytes,
+    // so that word-wise kernels and 4-byte descriptor ranges stay inside them.
     int64_t size = 0;
-    int ioIndex = -1;  // which graph input/output
+    int ioIndex = -1;          // which graph input/output
+    int64_t tensorBytes = 0;   // input/output: the tensor's exact size
 };
 
 // Where a value's bytes live.
@@ -56,7 +59,8 @@ struct CompiledPlan {
 };
 
 // Throws Error naming the node, tensor or input at fault.
-CompiledPlan compilePlan(const graph::Graph& model, const InputShapes& shapes, const PlanOptions& options);
+CompiledPlan compilePlan(const graph::Graph& model, const InputShapes& shapes, const PlanOptions& options,
+                         const std::vector<NamedTensor>& values = {});
 
 // The JSON form printed by `vkinfer plan --json` (documented in docs/CLI.md).
 std::string planToJson(const CompiledPlan& plan);

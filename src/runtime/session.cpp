@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "runtime/model_data.h"
+#include "passes/specialize.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
 
@@ -18,6 +19,10 @@ SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
         fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
              options.framesInFlight);
     framePlan.assign(options.framesInFlight, nullptr);
+    const auto& g = model.data()->graph;
+    for (int v : passes::valueInputs(g))
+        for (size_t i = 0; i < g.inputs.size(); ++i)
+            if (g.inputs[i].value == v) valueInputIndices.push_back(i);
     staged.assign(options.framesInFlight, std::vector<std::optional<Tensor>>(model.inputs().size()));
 }
 
@@ -37,13 +42,18 @@ PlanOptions SessionImpl::planOptions() const {
     return po;
 }
 
-rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled) {
+rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled, const std::vector<NamedTensor>& values) {
     std::string key;
     for (const auto& [name, shape] : shapes) key += name + "=" + shapeToString(shape) + ";";
+    for (const auto& v : values) {
+        key += v.name + "#";
+        for (size_t i = 0; i < v.tensor.byteSize(); ++i) key += fmt::format("{:02x}", static_cast<unsigned>(v.tensor.data()[i]));
+        key += ";";
+    }
     auto it = plans.find(key);
     if (compiled) *compiled = it == plans.end();
     if (it != plans.end()) return *it->second;
-    auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions());
+    auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), values);
     auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
     ctx().checkValidation("plan preparation");
     return *plans.emplace(key, std::move(prepared)).first->second;
@@ -155,7 +165,10 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
                 fail(ErrorCode::InvalidArgument, "input '{}' is missing", decls[i].name);
             shapes.emplace_back(decls[i].name, cp->graph.values[cp->graph.inputs[i].value].shape);
         }
-        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)));
+        std::vector<NamedTensor> values;
+        for (size_t i : impl_->valueInputIndices)
+            if (ordered[i]) values.push_back({decls[i].name, *ordered[i]});
+        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)), nullptr, values);
         rt::FrameSlot& slot = plan.slot(frame);
         for (size_t i = 0; i < ordered.size(); ++i) {
             bool imported = static_cast<bool>(slot.imported[plan.plan().inputAlloc(static_cast<int>(i))]);

@@ -40,7 +40,11 @@ struct SessionImpl {
     ContextImpl& ctx() { return *context.impl(); }
     PlanOptions planOptions() const;
     // The prepared plan for these (resolved) shapes, compiling it on first use.
-    rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled = nullptr);
+    // Inputs listed by passes::valueInputs are part of the key and bound by value.
+    rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled = nullptr,
+                              const std::vector<NamedTensor>& values = {});
+    // The inputs (by graph-input index) whose values key plans (passes::valueInputs).
+    std::vector<size_t> valueInputIndices;
     // Input tensors in graph-input order, validated against the model; fills `shapes`.
     std::vector<const Tensor*> orderInputs(const std::vector<NamedTensor>& inputs, InputShapes* shapes) const;
     // The plan whose slot `frame` shared memory refers to (exportTensorMemory,

@@ -1,6 +1,10 @@
 #include "ops/op_harness.h"
 
+#include <cmath>
 #include <cstring>
+#include <random>
+
+#include "core/half.h"
 
 #include "passes/cpu_reference.h"
 #include "runtime/model_data.h"
@@ -119,6 +123,56 @@ uint32_t seedOf(const std::string& what) {
     uint32_t h = 2166136261u;  // FNV-1a: stable across platforms, unlike std::hash
     for (unsigned char c : what) h = (h ^ c) * 16777619u;
     return h;
+}
+
+namespace {
+
+template <class T>
+void storeAs(Tensor& t, int64_t i, double v) {
+    t.as<T>()[i] = static_cast<T>(v);
+}
+
+// Element i of `t` set from a double by the Cast rules.
+void storeElement(Tensor& t, int64_t i, double v) {
+    if (t.dtype() != DataType::Float32 && t.dtype() != DataType::Float64 && t.dtype() != DataType::Float16)
+        v = t.dtype() == DataType::Bool ? (v != 0 ? 1 : 0) : std::trunc(v);
+    switch (t.dtype()) {
+        case DataType::Float32: storeAs<float>(t, i, v); break;
+        case DataType::Float64: storeAs<double>(t, i, v); break;
+        case DataType::Float16: t.as<uint16_t>()[i] = floatToHalf(static_cast<float>(v)); break;
+        case DataType::Int8: storeAs<int8_t>(t, i, v); break;
+        case DataType::UInt8:
+        case DataType::Bool: storeAs<uint8_t>(t, i, v); break;
+        case DataType::Int16: storeAs<int16_t>(t, i, v); break;
+        case DataType::UInt16: storeAs<uint16_t>(t, i, v); break;
+        case DataType::Int32: storeAs<int32_t>(t, i, v); break;
+        case DataType::UInt32: storeAs<uint32_t>(t, i, v); break;
+        case DataType::Int64: storeAs<int64_t>(t, i, v); break;
+        case DataType::UInt64: storeAs<uint64_t>(t, i, v); break;
+        default: ADD_FAILURE() << "storeElement: unsupported type " << dataTypeName(t.dtype());
+    }
+}
+
+}  // namespace
+
+Tensor randomIntTensor(const std::vector<int64_t>& shape, DataType type, uint32_t seed, int64_t lo, int64_t hi) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int64_t> dist(lo, hi);
+    Tensor t(type, shape);
+    for (int64_t i = 0; i < t.elementCount(); ++i) storeElement(t, i, static_cast<double>(dist(rng)));
+    return t;
+}
+
+Tensor convertTensor(const Tensor& f32, DataType type) {
+    Tensor t(type, f32.shape());
+    for (int64_t i = 0; i < t.elementCount(); ++i) storeElement(t, i, f32.getDouble(i));
+    return t;
+}
+
+Tensor typedTensor(DataType type, const std::vector<int64_t>& shape, const std::vector<double>& values) {
+    Tensor t(type, shape);
+    for (int64_t i = 0; i < t.elementCount() && i < static_cast<int64_t>(values.size()); ++i) storeElement(t, i, values[i]);
+    return t;
 }
 
 }  // namespace vkinfer::testing

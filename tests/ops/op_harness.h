@@ -52,4 +52,13 @@ Tensor iotaTensor(const std::vector<int64_t>& shape, float start = 0.0f, float s
 // A seed derived from a case name, so that every case gets different data.
 uint32_t seedOf(const std::string& what);
 
+// Deterministic pseudo-random integers in [lo, hi] stored as `type` (an integer type, or
+// bool for lo = 0, hi = 1).
+Tensor randomIntTensor(const std::vector<int64_t>& shape, DataType type, uint32_t seed, int64_t lo, int64_t hi);
+// A float32 tensor converted to `type`: float16 (round to nearest even), float64, or an
+// integer type or bool (truncation toward zero, x != 0), as ONNX Cast does.
+Tensor convertTensor(const Tensor& f32, DataType type);
+// Values given as doubles, stored as `type` (through convertTensor's rules).
+Tensor typedTensor(DataType type, const std::vector<int64_t>& shape, const std::vector<double>& values);
+
 }  // namespace vkinfer::testing

@@ -156,11 +156,7 @@ TEST(PoolOp, UnsupportedCombinations) {
     // Rejected with Unsupported rather than computed wrong.
     expectUnsupported(poolModel("AveragePool", {"dilated", {1, 1, 8, 8}, {2, 2}, {}, {}, {2, 2}}, 19), {},
                       "dilated AveragePool");
-    expectUnsupported(poolModel("MaxPool", {"3-D", {1, 1, 4, 4, 4}, {2, 2, 2}}), {}, "3-D MaxPool");
-    OnnxBuilder b;
-    b.input("x", {1, 1, 4, 4}).output("y").output("i");
-    attr(b.node("MaxPool", {"x"}, {"y", "i"}), "kernel_shape", std::vector<int64_t>{2, 2});
-    expectUnsupported(b, {}, "MaxPool Indices output");
+    // (3-D pooling and MaxPool's Indices output are supported now: pool_nd_test.cpp.)
 }
 
 // ---- global pooling ----

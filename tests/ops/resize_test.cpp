@@ -127,12 +127,7 @@ TEST(ResizeOp, UnsupportedAttributes) {
     // Rejected with Unsupported rather than computed wrong.
     ResizeSpec s{{1, 2, 4, 4}, {1, 2, 2, 2}};
     expectUnsupported(resizeModel(s), {}, "resize of the channel dimension");
-    for (const char* mode : {"cubic"}) {
-        ResizeSpec c{{1, 1, 4, 4}, {1, 1, 2, 2}, {}, mode};
-        expectUnsupported(resizeModel(c), {}, std::string("mode ") + mode);
-    }
-    ResizeSpec crop{{1, 1, 4, 4}, {1, 1, 2, 2}, {}, "linear", "tf_crop_and_resize"};
-    expectUnsupported(resizeModel(crop), {}, "tf_crop_and_resize");
+    // (cubic and tf_crop_and_resize are supported now: resize_general_test.cpp.)
     ResizeSpec sym{{1, 1, 4, 4}, {1, 1, 2, 2}, {}, "linear", "half_pixel_symmetric", "", 19};
     expectUnsupported(resizeModel(sym), {}, "half_pixel_symmetric");
     // Opset 18 antialias changes linear downsampling: it must not be ignored.

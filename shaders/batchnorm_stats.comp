@@ -1,0 +1,55 @@
+#version 450
+// BatchNormalization in training mode, step 1: one workgroup per channel computes the batch
+// mean and (population) variance over N and the spatial dims (two passes: no cancellation),
+// and the running statistics: input * momentum + batch * (1 - momentum). Step 2 is
+// batchnorm.comp with the batch statistics.
+#include "common.glsl"
+
+layout(std430, binding = 0) readonly buffer In { float x[]; };
+layout(std430, binding = 1) readonly buffer MeanIn { float meanIn[]; };
+layout(std430, binding = 2) readonly buffer VarIn { float varIn[]; };
+layout(std430, binding = 3) writeonly buffer BatchMean { float batchMean[]; };
+layout(std430, binding = 4) writeonly buffer BatchVar { float batchVar[]; };
+layout(std430, binding = 5) writeonly buffer RunMean { float runMean[]; };
+layout(std430, binding = 6) writeonly buffer RunVar { float runVar[]; };
+
+layout(push_constant) uniform Params {
+    uint N, C, inner;
+    float momentum;
+} p;
+
+shared float partial[gl_WorkGroupSize.x];
+
+float workgroupSum(float v) {
+    uint lid = gl_LocalInvocationID.x;
+    partial[lid] = v;
+    barrier();
+    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
+        if (lid < s) partial[lid] += partial[lid + s];
+        barrier();
+    }
+    float r = partial[0];
+    barrier();
+    return r;
+}
+
+void main() {
+    uint c = gl_WorkGroupID.x;
+    uint count = p.N * p.inner;
+    float s = 0.0;
+    for (uint i = gl_LocalInvocationID.x; i < count; i += gl_WorkGroupSize.x)
+        s += x[((i / p.inner) * p.C + c) * p.inner + i % p.inner];
+    float mean = workgroupSum(s) / float(count);
+    float q = 0.0;
+    for (uint i = gl_LocalInvocationID.x; i < count; i += gl_WorkGroupSize.x) {
+        float d = x[((i / p.inner) * p.C + c) * p.inner + i % p.inner] - mean;
+        q += d * d;
+    }
+    float var_ = workgroupSum(q) / float(count);
+    if (gl_LocalInvocationID.x == 0u) {
+        batchMean[c] = mean;
+        batchVar[c] = var_;
+        runMean[c] = meanIn[c] * p.momentum + mean * (1.0 - p.momentum);
+        runVar[c] = varIn[c] * p.momentum + var_ * (1.0 - p.momentum);
+    }
+}

@@ -1,0 +1,75 @@
+#version 450
+// LayerNormalization and InstanceNormalization: rows of `len` contiguous elements are
+// normalized to zero mean and unit variance (two passes: the mean, then the mean squared
+// deviation, so no cancellation), then scaled and shifted. Layer mode: scale/bias per
+// element of the row; instance mode: per channel (row % C). PER_THREAD: one invocation per
+// row; otherwise one workgroup per row with shared-memory tree sums. STATS (a variant) also
+// writes each row's mean and 1/sqrt(var + eps).
+#include "common.glsl"
+
+layout(constant_id = 6) const uint INSTANCE = 0;
+layout(constant_id = 7) const uint PER_THREAD = 0;
+layout(constant_id = 8) const uint HAS_BIAS = 1;
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 2) readonly buffer Scale { float scale[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+#ifdef STATS
+layout(std430, binding = 4) writeonly buffer MeanOut { float meanOut[]; };
+layout(std430, binding = 5) writeonly buffer InvStdOut { float invStdOut[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint rows, len, C;
+    float epsilon;
+} p;
+
+shared float partial[gl_WorkGroupSize.x];
+
+float workgroupSum(float v) {
+    uint lid = gl_LocalInvocationID.x;
+    partial[lid] = v;
+    barrier();
+    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
+        if (lid < s) partial[lid] += partial[lid + s];
+        barrier();
+    }
+    float r = partial[0];
+    barrier();
+    return r;
+}
+
+void main() {
+    bool perThread = PER_THREAD != 0u;
+    uint row = perThread ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
+                         : gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    if (row >= p.rows) return;  // per workgroup: uniform
+    uint base = row * p.len;
+    uint first = perThread ? 0u : gl_LocalInvocationID.x;
+    uint step = perThread ? 1u : gl_WorkGroupSize.x;
+
+    float s = 0.0;
+    for (uint j = first; j < p.len; j += step) s += x[base + j];
+    if (!perThread) s = workgroupSum(s);
+    float mean = s / float(p.len);
+    float q = 0.0;
+    for (uint j = first; j < p.len; j += step) {
+        float d = x[base + j] - mean;
+        q += d * d;
+    }
+    if (!perThread) q = workgroupSum(q);
+    float invStd = inversesqrt(q / float(p.len) + p.epsilon);
+    uint c = row % p.C;
+    for (uint j = first; j < p.len; j += step) {
+        uint k = INSTANCE != 0u ? c : j;
+        float b = HAS_BIAS != 0u ? bias[k] : 0.0;
+        y[base + j] = activate((x[base + j] - mean) * invStd * scale[k] + b);
+    }
+#ifdef STATS
+    if (first == 0u) {
+        meanOut[row] = mean;
+        invStdOut[row] = invStd;
+    }
+#endif
+}

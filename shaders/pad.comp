@@ -1,0 +1,51 @@
+#version 450
+// Pad: y[o] = x[source(o)] per dimension with o - begin outside [0, inDim) resolved by the
+// mode: 0 constant (write the value), 1 edge (clamp), 2 reflect (mirror without repeating
+// the edge), 3 wrap. Negative begin/end pads crop. ELEM as in copy_strided.comp; 8-byte
+// elements travel as `words` = 2 words (the constant as valueLo/valueHi).
+#include "common.glsl"
+#include "types.glsl"
+
+layout(constant_id = 6) const uint MODE = 0;
+
+layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
+layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
+
+layout(push_constant) uniform Params {
+    uint count, rank, words, valueLo;
+    uint outDims[6];
+    uint inDims[6];
+    int begin[6];
+    uint inStride[6];
+    uint valueHi;
+} p;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (i >= p.count * p.words) return;
+    uint e = i / p.words, w = i % p.words;
+    uint rem = e, src = 0;
+    bool outside = false;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+        int c = int(rem % p.outDims[d]) - p.begin[d];
+        rem /= p.outDims[d];
+        int n = int(p.inDims[d]);
+        if (c < 0 || c >= n) {
+            if (MODE == 0u) {
+                outside = true;
+            } else if (MODE == 1u) {
+                c = clamp(c, 0, n - 1);
+            } else if (MODE == 2u) {
+                // Period 2n - 2; a single element reflects onto itself.
+                int period = max(2 * n - 2, 1);
+                c = abs(c) % period;
+                if (c >= n) c = period - c;
+            } else {
+                c = ((c % n) + n) % n;
+            }
+        }
+        src += uint(c) * p.inStride[d];
+    }
+    if (outside) y[i] = ELEM(w == 0u ? p.valueLo : p.valueHi);
+    else y[i] = x[src * p.words + w];
+}

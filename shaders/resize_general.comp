@@ -1,0 +1,94 @@
+#version 450
+// Resize over the last two dimensions for what resize.comp does not cover: cubic
+// interpolation (cubic_coeff_a, exclude_outside), tf_crop_and_resize (roi, extrapolation)
+// and align_corners with a fractional resized length (scales given: the ONNX reference
+// divides by scale * length - 1, not by the rounded output size - 1). Separable: up to 4
+// taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis.
+#include "common.glsl"
+
+layout(constant_id = 6) const uint MODE = 0;          // 0 nearest, 1 linear, 2 cubic
+layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode (5 = tf_crop_and_resize)
+layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
+layout(constant_id = 9) const uint EXCLUDE_OUTSIDE = 0;
+
+layout(std430, binding = 0) writeonly buffer Out { float y[]; };
+layout(std430, binding = 1) readonly buffer In { float x[]; };
+
+layout(push_constant) uniform Params {
+    uint NC, IH, IW, OH;
+    uint OW;
+    float scaleH, scaleW, lenH;   // lenH/lenW: the resized length as a real number
+    float lenW, roiH0, roiH1, roiW0;
+    float roiW1, cubicA, extrapolation;
+} p;
+
+// Source coordinate; `outside` is set for tf_crop_and_resize beyond the input.
+float sourceCoord(uint o, float scale, uint inLen, float len, float r0, float r1, inout bool outside) {
+    float xo = float(o), last = float(inLen - 1u);
+    if (COORD_MODE == 0u) return (xo + 0.5) / scale - 0.5;
+    if (COORD_MODE == 1u) return len > 1.0 ? (xo + 0.5) / scale - 0.5 : -0.5;
+    if (COORD_MODE == 2u) return len > 1.0 ? xo * last / (len - 1.0) : 0.0;
+    if (COORD_MODE == 3u) return xo / scale;
+    if (COORD_MODE == 4u) return (xo + 0.5) / scale;
+    float c = len > 1.0 ? r0 * last + xo * (r1 - r0) * last / (len - 1.0) : 0.5 * (r0 + r1) * last;
+    if (c < 0.0 || c > last) outside = true;
+    return c;
+}
+
+// Taps along one axis: first index (may lie outside; reads clamp) and up to 4 weights.
+void taps(float c, uint inLen, out int first, out vec4 w) {
+    if (MODE == 0u) {
+        float r;
+        if (NEAREST_MODE == 0u) r = (c == floor(c) + 0.5) ? floor(c) : round(c);
+        else if (NEAREST_MODE == 1u) r = (c == floor(c) + 0.5) ? ceil(c) : round(c);
+        else if (NEAREST_MODE == 2u) r = floor(c);
+        else r = ceil(c);
+        first = int(r);
+        w = vec4(1.0, 0.0, 0.0, 0.0);
+        return;
+    }
+    float f = floor(c), t = c - f;
+    if (MODE == 1u) {
+        first = int(f);
+        w = vec4(1.0 - t, t, 0.0, 0.0);
+        return;
+    }
+    float A = p.cubicA, s = t + 1.0, u = 1.0 - t, v = 2.0 - t;
+    first = int(f) - 1;
+    w = vec4(((A * s - 5.0 * A) * s + 8.0 * A) * s - 4.0 * A, ((A + 2.0) * t - (A + 3.0)) * t * t + 1.0,
+             ((A + 2.0) * u - (A + 3.0)) * u * u + 1.0, ((A * v - 5.0 * A) * v + 8.0 * A) * v - 4.0 * A);
+    if (EXCLUDE_OUTSIDE != 0u) {
+        for (int k = 0; k < 4; ++k)
+            if (first + k < 0 || first + k >= int(inLen)) w[k] = 0.0;
+        w /= (w.x + w.y + w.z + w.w);
+    }
+}
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.NC * p.OH * p.OW) return;
+    uint ox = idx % p.OW, t = idx / p.OW;
+    uint oy = t % p.OH, nc = t / p.OH;
+    bool outside = false;
+    float cy = sourceCoord(oy, p.scaleH, p.IH, p.lenH, p.roiH0, p.roiH1, outside);
+    float cx = sourceCoord(ox, p.scaleW, p.IW, p.lenW, p.roiW0, p.roiW1, outside);
+    if (outside) {
+        y[idx] = activate(p.extrapolation);
+        return;
+    }
+    int fy, fx;
+    vec4 wy, wx;
+    taps(cy, p.IH, fy, wy);
+    taps(cx, p.IW, fx, wx);
+    uint base = nc * p.IH * p.IW;
+    float acc = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        if (wy[i] == 0.0) continue;
+        uint yy = uint(clamp(fy + i, 0, int(p.IH) - 1));
+        float row = 0.0;
+        for (int j = 0; j < 4; ++j)
+            if (wx[j] != 0.0) row += wx[j] * x[base + yy * p.IW + uint(clamp(fx + j, 0, int(p.IW) - 1))];
+        acc += wy[i] * row;
+    }
+    y[idx] = activate(acc);
+}

@@ -1,0 +1,59 @@
+#version 450
+// ScatterElements (and the deprecated Scatter) in gather form: one invocation per output
+// element c starts from data[c] and walks the indices along the axis at c's other
+// coordinates, applying every update whose index hits c[axis] in order (so duplicates
+// reduce deterministically and "none" keeps the last one, like the reference). No atomics,
+// no separate copy; O(output * indices along the axis), fine for the sizes Scatter sees.
+#include "common.glsl"
+#include "types.glsl"
+
+layout(constant_id = 6) const uint IDX64 = 1;
+layout(constant_id = 7) const uint REDUCTION = 0;  // 0 none, 1 add, 2 mul, 3 max, 4 min
+
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer Data { T x[]; };
+layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
+layout(std430, binding = 3) readonly buffer Upd { T upd[]; };
+
+layout(push_constant) uniform Params {
+    uint count, rank, axis, pad0;
+    uint dims[6];     // the data's (= the output's) shape
+    uint idxDims[6];  // the indices' (= the updates') shape
+} p;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (i >= p.count) return;
+    // c's coordinates, and the offset into indices/updates of (c with c[axis] = 0).
+    uint coord[6];
+    uint rem = i;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+        coord[d] = rem % p.dims[d];
+        rem /= p.dims[d];
+    }
+    T v = x[i];
+    bool inside = true;
+    uint base = 0, axisStride = 1, stride = 1;
+    for (int d = int(p.rank) - 1; d >= 0; --d) {
+        if (uint(d) == p.axis) axisStride = stride;
+        else if (coord[d] >= p.idxDims[d]) inside = false;
+        else base += coord[d] * stride;
+        stride *= p.idxDims[d];
+    }
+    if (inside) {
+        int len = int(p.dims[p.axis]);
+        for (uint k = 0; k < p.idxDims[p.axis]; ++k) {
+            uint at = base + k * axisStride;
+            int j = idx[IDX64 != 0u ? 2u * at : at];
+            if (j < 0) j += len;
+            if (uint(j) != coord[p.axis]) continue;
+            T u = upd[at];
+            if (REDUCTION == 1u) v = T(ACC(v) + ACC(u));
+            else if (REDUCTION == 2u) v = T(ACC(v) * ACC(u));
+            else if (REDUCTION == 3u) v = max(v, u);
+            else if (REDUCTION == 4u) v = min(v, u);
+            else v = u;
+        }
+    }
+    y[i] = v;
+}

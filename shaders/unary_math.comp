@@ -1,0 +1,142 @@
+#version 450
+// Element-wise math functions (Exp, Erf, Elu, trigonometry, ...): the op and its attributes
+// are specialization constants, so one pipeline per (op, attributes) runs only its branch.
+// Integer variants serve Neg, Abs and Sign.
+#include "common.glsl"
+#include "types.glsl"
+
+layout(constant_id = 6) const uint OP = 0;  // ops::UnaryOp in src/ops/unary.cpp
+layout(constant_id = 7) const float ALPHA = 0.0;
+layout(constant_id = 8) const float BETA = 0.0;
+layout(constant_id = 9) const float GAMMA = 0.0;
+
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
+
+layout(push_constant) uniform Params {
+    uint count;
+} p;
+
+#if T_IS_FLOAT
+// erf with ~1 ulp error in float arithmetic (N. Juffa's minimax fit): GLSL has no erf, and
+// the classic 7.1.26 fit (1.5e-7 absolute) loses relative accuracy near 0, where GELU needs it.
+float erfApprox(float a) {
+    float t = abs(a), s = a * a, r;
+    if (t > 0.927734375) {
+        r = fma(-1.72853470e-5, t, 3.83197126e-4);
+        float u = fma(-3.88396438e-3, t, 2.42546219e-2);
+        r = fma(r, s, u);
+        r = fma(r, t, -1.06777877e-1);
+        r = fma(r, t, -6.34846687e-1);
+        r = fma(r, t, -1.28717512e-1);
+        r = fma(r, t, -t);
+        r = 1.0 - exp(r);
+        return a < 0.0 ? -r : r;
+    }
+    r = -5.96761703e-4;
+    r = fma(r, s, 4.99119423e-3);
+    r = fma(r, s, -2.67681349e-2);
+    r = fma(r, s, 1.12819925e-1);
+    r = fma(r, s, -3.76125336e-1);
+    r = fma(r, s, 1.28379166e-1);
+    return fma(r, a, a);
+}
+
+// asin, acos, atan to ~2e-7 (Cephes' single-precision fits): Vulkan lets GLSL's be far
+// coarser (lavapipe's asin is off by 4e-4).
+float asinKernel(float a) {  // |a| <= 0.5
+    float z = a * a;
+    return ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z + 7.4953002686e-2) * z + 1.6666752422e-1) *
+               z * a + a;
+}
+
+float asinAccurate(float v) {
+    float a = abs(v);
+    float r = a > 0.5 ? 1.5707963267948966 - 2.0 * asinKernel(sqrt(0.5 * (1.0 - a))) : asinKernel(a);
+    return v < 0.0 ? -r : r;
+}
+
+float acosAccurate(float v) {  // no cancellation near +-1: acos(x) = 2 asin(sqrt((1 - x) / 2))
+    if (v > 0.5) return 2.0 * asinKernel(sqrt(0.5 * (1.0 - v)));
+    if (v < -0.5) return 3.14159265358979 - 2.0 * asinKernel(sqrt(0.5 * (1.0 + v)));
+    return 1.5707963267948966 - asinKernel(v);
+}
+
+float atanAccurate(float v) {
+    float a = abs(v), r = 0.0;
+    if (a > 2.414213562373095) {  // tan(3 pi / 8)
+        r = 1.5707963267948966;
+        a = -1.0 / a;
+    } else if (a > 0.4142135623730950) {  // tan(pi / 8)
+        r = 0.7853981633974483;
+        a = (a - 1.0) / (a + 1.0);
+    }
+    float z = a * a;
+    r += (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * a + a;
+    return v < 0.0 ? -r : r;
+}
+
+float expm1Approx(float v) {  // exp(v) - 1 without losing all digits for tiny |v|
+    return abs(v) < 1e-5 ? v + 0.5 * v * v : exp(v) - 1.0;
+}
+
+float applyFloat(float v) {
+    switch (int(OP)) {
+        case 0: return -v;
+        case 1: return abs(v);
+        case 2: return sign(v);
+        case 3: return exp(v);
+        case 4: return log(v);
+        case 5: return sqrt(v);
+        case 6: return 1.0 / v;
+        case 7: return floor(v);
+        case 8: return ceil(v);
+        case 9: return roundEven(v);
+        case 10: return erfApprox(v);
+        case 11: return v >= 0.0 ? v : ALPHA * expm1Approx(v);                       // Elu
+        case 12: return GAMMA * (v > 0.0 ? v : ALPHA * expm1Approx(v));              // Selu
+        case 13: return max(v, 0.0) + min(0.0, ALPHA * expm1Approx(v / ALPHA));      // Celu
+        case 14: return max(v, 0.0) + log(1.0 + exp(-abs(v)));                       // Softplus, no overflow
+        case 15: return v / (1.0 + abs(v));                                          // Softsign
+        case 16: return clamp(ALPHA * v + BETA, 0.0, 1.0);                           // HardSigmoid
+        case 17: return v * clamp(v / 6.0 + 0.5, 0.0, 1.0);                          // HardSwish
+        case 18: return v > ALPHA ? v : 0.0;                                         // ThresholdedRelu
+        case 19: return v < -ALPHA ? v + BETA : (v > ALPHA ? v - BETA : 0.0);        // Shrink (lambd, bias)
+        case 20: return sin(v);
+        case 21: return cos(v);
+        case 22: return tan(v);
+        case 23: return abs(v) > 1.0 ? uintBitsToFloat(0x7fc00000u) : asinAccurate(v);
+        case 24: return abs(v) > 1.0 ? uintBitsToFloat(0x7fc00000u) : acosAccurate(v);
+        case 25: return atanAccurate(v);
+        case 26: return sinh(v);
+        case 27: return cosh(v);
+        case 28: return sign(v) * log(abs(v) + sqrt(v * v + 1.0));  // asinh, odd by construction
+        case 29: return log(v + sqrt(v * v - 1.0));                 // acosh
+        case 30: return 0.5 * log((1.0 + v) / (1.0 - v));           // atanh
+    }
+    return v;
+}
+#else
+ACC applyInt(ACC v) {
+#if ACC_IS_UNSIGNED
+    if (OP == 0) return ACC(0) - v;
+    if (OP == 2) return v > ACC(0) ? ACC(1) : ACC(0);
+    return v;
+#else
+    if (OP == 0) return -v;
+    if (OP == 1) return v < ACC(0) ? -v : v;
+    if (OP == 2) return v > ACC(0) ? ACC(1) : (v < ACC(0) ? ACC(-1) : ACC(0));
+    return v;
+#endif
+}
+#endif
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.count) return;
+#if T_IS_FLOAT
+    y[idx] = T(applyFloat(float(x[idx])));
+#else
+    y[idx] = T(applyInt(ACC(x[idx])));
+#endif
+}

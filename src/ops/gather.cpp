@@ -1,0 +1,315 @@
+// Gather (any axis, negative indices, indices of any rank, constant or computed at run
+// time), GatherElements, and ScatterElements / Scatter (reductions none, add, mul, max, min).
+// Constant indices that step evenly (a scalar, a range) become a strided copy; the rest
+// read the indices on the GPU (gather.comp, gather_elements.comp, scatter_elements.comp).
+#include <algorithm>
+#include <cstring>
+
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+void requireIndices(const Graph& g, const Node& n, size_t i) {
+    DataType t = inputValue(g, n, i).dtype;
+    if (t != DataType::Int64 && t != DataType::Int32)
+        shapeError(n, "indices must be int32 or int64, got {}", dataTypeName(t));
+}
+
+// Index k along an axis of extent len, negative counting from the end; throws ShapeError
+// when out of range (the CPU reference is strict; the kernels clamp).
+int64_t checkedIndex(const Node& n, int64_t k, int64_t len) {
+    int64_t v = k < 0 ? k + len : k;
+    if (v < 0 || v >= len) shapeError(n, "index {} is out of range for an axis of extent {}", k, len);
+    return v;
+}
+
+// Kernel variant by element size (8-byte elements move as two 32-bit words), and the
+// number of words per element.
+std::string byteKernel(const Node& n, const std::string& base, size_t elemSize, int64_t* words) {
+    *words = 1;
+    if (elemSize == 1) return base + "_b8";
+    if (elemSize == 2) return base + "_b16";
+    if (elemSize % 4 != 0 || elemSize == 0) unsupported(n, "{}-byte elements are not supported", elemSize);
+    *words = static_cast<int64_t>(elemSize / 4);
+    return base + "_b32";
+}
+
+// ---- Gather ----
+
+struct GatherDims {
+    int64_t axis, outer = 1, axisLen, inner = 1, nIdx;
+    Shape out;
+};
+
+GatherDims gatherDims(const Node& n, const Shape& data, const Shape& indices) {
+    if (data.empty()) shapeError(n, "data must have rank >= 1");
+    GatherDims d;
+    d.axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(data.size()));
+    for (int64_t i = 0; i < d.axis; ++i) d.outer *= data[i];
+    d.axisLen = data[d.axis];
+    for (size_t i = d.axis + 1; i < data.size(); ++i) d.inner *= data[i];
+    d.nIdx = elementCount(indices);
+    d.out.assign(data.begin(), data.begin() + d.axis);
+    d.out.insert(d.out.end(), indices.begin(), indices.end());
+    d.out.insert(d.out.end(), data.begin() + d.axis + 1, data.end());
+    return d;
+}
+
+void inferGather(Graph& g, const Node& n) {
+    requireIndices(g, n, 1);
+    const auto& x = inputValue(g, n, 0);
+    setOutput(g, n, 0, x.dtype, gatherDims(n, x.shape, inputShape(g, n, 1)).out);
+}
+
+void evalGather(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    GatherDims d = gatherDims(n, in[0]->shape(), in[1]->shape());
+    size_t rowBytes = static_cast<size_t>(d.inner) * dataTypeSize(in[0]->dtype());
+    for (int64_t j = 0; j < d.nIdx; ++j) {
+        int64_t k = checkedIndex(n, in[1]->getInt(j), d.axisLen);
+        for (int64_t o = 0; o < d.outer; ++o)
+            std::memcpy(out[0].data() + ((o * d.nIdx + j) * rowBytes), in[0]->data() + (o * d.axisLen + k) * rowBytes,
+                        rowBytes);
+    }
+}
+
+void lowerGather(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    const auto& ind = ctx.value(n.inputs[1]);
+    GatherDims d = gatherDims(n, x.shape, ind.shape);
+    size_t es = dataTypeSize(x.dtype);
+    // Constant indices k0, k0 + s, k0 + 2s, ...: a strided copy [outer, nIdx, inner].
+    if (ind.constant && d.nIdx > 0) {
+        int64_t k0 = checkedIndex(n, ind.constant->getInt(0), d.axisLen), step = 0;
+        bool even = true;
+        for (int64_t j = 1; j < d.nIdx && even; ++j) {
+            int64_t k = checkedIndex(n, ind.constant->getInt(j), d.axisLen);
+            if (j == 1) step = k - k0;
+            even = k == k0 + j * step;
+        }
+        if (even) {
+            emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], {d.outer, d.nIdx, d.inner},
+                            {d.axisLen * d.inner, step * d.inner, 1}, {d.nIdx * d.inner, d.inner, 1}, k0 * d.inner, 0,
+                            es);
+            return;
+        }
+    }
+    int64_t words;
+    std::string kernel = byteKernel(n, "gather", es, &words);
+    int64_t count = d.outer * d.nIdx * d.inner * words;
+    if (count == 0) return;
+    requireIndexable(n, std::max(count, x.elementCount() * words));
+    Dispatch& disp = ctx.emit(kernel);
+    disp.spec.resize(3, 0);
+    disp.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
+    struct {
+        uint32_t count, nIdx, inner, axisLen;
+    } p{u32(count), u32(d.nIdx), u32(d.inner * words), u32(d.axisLen)};
+    disp.setPush(p);
+    disp.localSize = {256, 1, 1};
+    disp.groups = grid1d(count, 256);
+    disp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
+}
+
+// ---- GatherElements ----
+
+void checkSameRank(const Node& n, const Shape& data, const Shape& indices) {
+    if (data.size() != indices.size() || data.empty())
+        shapeError(n, "data {} and indices {} must have the same rank (>= 1)", shapeToString(data),
+                   shapeToString(indices));
+}
+
+void inferGatherElements(Graph& g, const Node& n) {
+    requireIndices(g, n, 1);
+    const auto& x = inputValue(g, n, 0);
+    const Shape& ind = inputShape(g, n, 1);
+    checkSameRank(n, x.shape, ind);
+    normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.shape.size()));
+    setOutput(g, n, 0, x.dtype, ind);
+}
+
+void evalGatherElements(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Shape& x = in[0]->shape();
+    const Shape& ind = in[1]->shape();
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.size()));
+    auto xs = contiguousStrides(x);
+    size_t es = dataTypeSize(in[0]->dtype());
+    std::vector<int64_t> c(ind.size(), 0);
+    for (int64_t i = 0; i < elementCount(ind); ++i) {
+        int64_t src = 0;
+        for (size_t d = 0; d < ind.size(); ++d)
+            src += (static_cast<int64_t>(d) == axis ? checkedIndex(n, in[1]->getInt(i), x[d]) : c[d]) * xs[d];
+        std::memcpy(out[0].data() + i * es, in[0]->data() + src * es, es);
+        for (size_t d = ind.size(); d-- > 0;) {
+            if (++c[d] < ind[d]) break;
+            c[d] = 0;
+        }
+    }
+}
+
+void lowerGatherElements(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    const auto& ind = ctx.value(n.inputs[1]);
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.shape.size()));
+    // Merge neighbouring dims off the axis where the indices span the data's whole extent
+    // (the flat walk over the indices stays valid): NLL-loss graphs gather at rank 7.
+    Shape dims;
+    std::vector<int64_t> strides;
+    auto xs = contiguousStrides(x.shape);
+    int64_t mergedAxis = 0;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+        bool isAxis = static_cast<int64_t>(d) == axis;
+        bool prevIsAxis =
+            !dims.empty() && static_cast<int64_t>(dims.size()) - 1 == mergedAxis && d > static_cast<size_t>(axis);
+        if (!dims.empty() && !isAxis && !prevIsAxis && ind.shape[d] == x.shape[d]) {
+            dims.back() *= ind.shape[d];
+            strides.back() = xs[d];
+            continue;
+        }
+        if (isAxis) mergedAxis = static_cast<int64_t>(dims.size());
+        dims.push_back(ind.shape[d]);
+        strides.push_back(xs[d]);
+    }
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (rank > 6) unsupported(n, "GatherElements over {} separate dimensions (the kernel walks up to 6)", rank);
+    int64_t words;
+    std::string kernel = byteKernel(n, "gather_elements", dataTypeSize(x.dtype), &words);
+    int64_t count = ind.elementCount();
+    if (count == 0) return;
+    requireIndexable(n, std::max(count, x.elementCount()) * words);
+    Dispatch& d = ctx.emit(kernel);
+    d.spec.resize(3, 0);
+    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
+    struct {
+        uint32_t count, rank, axis, words, axisLen;
+        uint32_t dims[6], xStride[6];
+    } p{};
+    p.count = u32(count);
+    p.rank = u32(rank);
+    p.axis = u32(mergedAxis);
+    p.words = u32(words);
+    p.axisLen = u32(x.shape[axis]);
+    for (int64_t i = 0; i < rank; ++i) {
+        p.dims[i] = u32(dims[i]);
+        p.xStride[i] = u32(strides[i]);
+    }
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count * words, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
+}
+
+// ---- ScatterElements / Scatter ----
+
+enum class Reduction : uint32_t { None = 0, Add = 1, Mul = 2, Max = 3, Min = 4 };
+
+Reduction reductionOf(const Node& n) {
+    std::string r = n.attrString("reduction", "none");
+    if (r == "none") return Reduction::None;
+    if (r == "add") return Reduction::Add;
+    if (r == "mul") return Reduction::Mul;
+    if (r == "max") return Reduction::Max;
+    if (r == "min") return Reduction::Min;
+    unsupported(n, "reduction '{}' is not supported", r);
+}
+
+void inferScatter(Graph& g, const Node& n) {
+    requireIndices(g, n, 1);
+    const auto& x = inputValue(g, n, 0);
+    const Shape& ind = inputShape(g, n, 1);
+    checkSameRank(n, x.shape, ind);
+    if (inputShape(g, n, 2) != ind)
+        shapeError(n, "updates {} must have the indices' shape {}", shapeToString(inputShape(g, n, 2)),
+                   shapeToString(ind));
+    if (inputValue(g, n, 2).dtype != x.dtype) shapeError(n, "updates and data have different types");
+    normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.shape.size()));
+    reductionOf(n);
+    setOutput(g, n, 0, x.dtype, x.shape);
+}
+
+template <class T>
+T reduce(Reduction r, T a, T b) {
+    switch (r) {
+        case Reduction::Add:
+            return static_cast<T>(a + b);
+        case Reduction::Mul:
+            return static_cast<T>(a * b);
+        case Reduction::Max:
+            return std::max(a, b);
+        case Reduction::Min:
+            return std::min(a, b);
+        default:
+            return b;
+    }
+}
+
+void evalScatter(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Shape& x = in[0]->shape();
+    const Shape& ind = in[1]->shape();
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.size()));
+    Reduction r = reductionOf(n);
+    out[0] = *in[0];
+    auto xs = contiguousStrides(x);
+    std::vector<int64_t> c(ind.size(), 0);
+    visitType(n, in[0]->dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_same_v<T, bool>) {
+            unsupported(n, "ScatterElements on bool tensors is not supported");
+        } else {
+            T* y = out[0].as<T>();
+            const T* u = in[2]->as<T>();
+            for (int64_t i = 0; i < elementCount(ind); ++i) {
+                int64_t dst = 0;
+                for (size_t d = 0; d < ind.size(); ++d)
+                    dst += (static_cast<int64_t>(d) == axis ? checkedIndex(n, in[1]->getInt(i), x[d]) : c[d]) * xs[d];
+                y[dst] = reduce(r, y[dst], u[i]);
+                for (size_t d = ind.size(); d-- > 0;) {
+                    if (++c[d] < ind[d]) break;
+                    c[d] = 0;
+                }
+            }
+        }
+    });
+}
+
+void lowerScatter(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    const auto& ind = ctx.value(n.inputs[1]);
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (rank > 6) unsupported(n, "ScatterElements of rank {} (the kernel walks up to 6 dimensions)", rank);
+    int64_t count = x.elementCount();
+    if (count == 0) return;
+    requireIndexable(n, std::max(count, ind.elementCount()));
+    Dispatch& d = ctx.emit(typedKernel(n, "scatter_elements", x.dtype));
+    d.spec.resize(3, 0);
+    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
+    d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));
+    struct {
+        uint32_t count, rank, axis, pad0;
+        uint32_t dims[6], idxDims[6];
+    } p{};
+    p.count = u32(count);
+    p.rank = u32(rank);
+    p.axis = u32(normalizeAxis(n, n.attrInt("axis", 0), rank));
+    for (int64_t i = 0; i < rank; ++i) {
+        p.dims[i] = u32(x.shape[i]);
+        p.idxDims[i] = u32(ind.shape[i]);
+    }
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
+}
+
+}  // namespace
+
+void registerGatherOps(std::vector<OpDef>& t) {
+    t.push_back({"Gather", 1, 1000, inferGather, evalGather, lowerGather});
+    t.push_back({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements});
+    t.push_back({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter});
+    t.push_back({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter});
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,309 @@
+// LayerNormalization (opset 17: axis, epsilon, optional bias, optional Mean and InvStdDev
+// outputs) and InstanceNormalization, both on shaders/norm.comp: rows of contiguous
+// elements normalized in float32; and BatchNormalization (inference, and training mode's
+// batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
+// with constant statistics into the Conv before it.
+#include <cmath>
+
+#include "ops/activation.h"
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+// rows x len: the normalized elements of a row are contiguous. Layer: len = the product of
+// the dims from `axis` on. Instance: rows = N * C, len = the spatial size.
+struct NormLayout {
+    int64_t rows = 1, len = 1, C = 1;
+    int64_t axis = 0;
+};
+
+bool isLayer(const Node& n) { return n.opType == "LayerNormalization"; }
+
+NormLayout normLayout(const Node& n, const Shape& x) {
+    int64_t rank = static_cast<int64_t>(x.size());
+    NormLayout l;
+    if (isLayer(n)) {
+        l.axis = normalizeAxis(n, n.attrInt("axis", -1), rank);
+    } else {
+        if (rank < 2) shapeError(n, "input must be [N, C, ...], got {}", shapeToString(x));
+        l.axis = 2;
+        l.C = x[1];
+    }
+    for (int64_t d = 0; d < rank; ++d) (d < l.axis ? l.rows : l.len) *= x[d];
+    return l;
+}
+
+void inferNorm(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    if (x.dtype != DataType::Float32)
+        unsupported(n, "{} runs on float32 only, input '{}' is {}", n.opType, x.name, dataTypeName(x.dtype));
+    NormLayout l = normLayout(n, x.shape);
+    Shape normalized(x.shape.begin() + l.axis, x.shape.end());
+    for (size_t i = 1; i < 3; ++i) {
+        if (n.input(i) < 0) {
+            if (i == 1 || !isLayer(n)) shapeError(n, "input {} is missing", i);
+            continue;
+        }
+        const auto& p = inputValue(g, n, i);
+        if (p.dtype != DataType::Float32) unsupported(n, "parameter '{}' is {}, not float32", p.name, dataTypeName(p.dtype));
+        if (isLayer(n)) {
+            if (broadcastShapes(n, normalized, p.shape) != normalized)
+                shapeError(n, "'{}' of shape {} does not broadcast to the normalized shape {}", p.name,
+                           shapeToString(p.shape), shapeToString(normalized));
+        } else if (p.elementCount() != l.C) {
+            shapeError(n, "'{}' has {} elements for {} channels", p.name, p.elementCount(), l.C);
+        }
+    }
+    if (isLayer(n) && n.attrInt("stash_type", 1) != 1) unsupported(n, "stash_type other than float32 is not supported");
+    setOutput(g, n, 0, DataType::Float32, x.shape);
+    Shape stats = x.shape;
+    for (size_t d = static_cast<size_t>(l.axis); d < stats.size(); ++d) stats[d] = 1;
+    setOutput(g, n, 1, DataType::Float32, stats);
+    setOutput(g, n, 2, DataType::Float32, stats);
+}
+
+// A layer-norm parameter broadcast to the normalized shape [len] (the common case, already
+// that size, is returned as is).
+Tensor expandParam(const Node& n, const Tensor& t, const Shape& normalized) {
+    if (t.elementCount() == elementCount(normalized)) return t;
+    Tensor out(DataType::Float32, normalized);
+    broadcastWalk<1>(normalized, {t.shape()}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+        out.as<float>()[i] = t.as<float>()[off[0]];
+    });
+    (void)n;
+    return out;
+}
+
+void evalNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Tensor& x = *in[0];
+    NormLayout l = normLayout(n, x.shape());
+    Shape normalized(x.shape().begin() + l.axis, x.shape().end());
+    Tensor scale = isLayer(n) ? expandParam(n, *in[1], normalized) : *in[1];
+    const Tensor* biasIn = in.size() > 2 ? in[2] : nullptr;
+    Tensor bias = biasIn ? (isLayer(n) ? expandParam(n, *biasIn, normalized) : *biasIn) : Tensor();
+    float eps = n.attrFloat("epsilon", 1e-5f);
+    const float* px = x.as<float>();
+    float* py = out[0].as<float>();
+    for (int64_t r = 0; r < l.rows; ++r) {
+        const float* row = px + r * l.len;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < l.len; ++j) mean += row[j];
+        mean /= static_cast<double>(l.len);
+        for (int64_t j = 0; j < l.len; ++j) var += (row[j] - mean) * (row[j] - mean);
+        var /= static_cast<double>(l.len);
+        double invStd = 1.0 / std::sqrt(var + eps);
+        for (int64_t j = 0; j < l.len; ++j) {
+            int64_t k = isLayer(n) ? j : r % l.C;
+            double b = bias.empty() ? 0.0 : bias.as<float>()[k];
+            py[r * l.len + j] = static_cast<float>((row[j] - mean) * invStd * scale.as<float>()[k] + b);
+        }
+        // (An omitted output arrives as a placeholder scalar: only filled when it has a row each.)
+        if (out.size() > 1 && out[1].elementCount() == l.rows) out[1].as<float>()[r] = static_cast<float>(mean);
+        if (out.size() > 2 && out[2].elementCount() == l.rows) out[2].as<float>()[r] = static_cast<float>(invStd);
+    }
+}
+
+// A parameter as the kernel reads it: layer-norm parameters that broadcast are expanded,
+// which needs them constant.
+int paramFor(LowerContext& ctx, const Node& n, size_t i, const Shape& normalized) {
+    const auto& v = ctx.value(n.inputs[i]);
+    if (!isLayer(n) || v.elementCount() == elementCount(normalized)) return n.inputs[i];
+    const Tensor& t = constantInput(ctx.graph(), n, i, "a LayerNormalization parameter that broadcasts");
+    return ctx.addConstant(n.name + "_param", expandParam(n, t, normalized));
+}
+
+void lowerNorm(LowerContext& ctx, const Node& n) {
+    const Shape x = ctx.value(n.inputs[0]).shape;  // a copy: paramFor may grow the value table
+    NormLayout l = normLayout(n, x);
+    Shape normalized(x.begin() + l.axis, x.end());
+    requireIndexable(n, elementCount(x));
+    if (l.len == 0) unsupported(n, "normalizing empty rows is not supported");
+    int scale = paramFor(ctx, n, 1, normalized);
+    bool hasBias = n.input(2) >= 0;
+    int bias = hasBias ? paramFor(ctx, n, 2, normalized) : scale;  // bound but unread without bias
+    int meanOut = n.outputs.size() > 1 ? n.outputs[1] : -1;
+    int invStdOut = n.outputs.size() > 2 ? n.outputs[2] : -1;
+    bool stats = meanOut >= 0 || invStdOut >= 0;
+    // The kernel writes both statistics; one that the graph does not want goes to scratch.
+    Shape statShape = {l.rows};
+    if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", DataType::Float32, statShape);
+    if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", DataType::Float32, statShape);
+    bool perThread = rowPerThread(l.rows, l.len);
+    Dispatch& d = ctx.emit(stats ? "norm_stats" : "norm");
+    setActivation(d, n.activation);
+    d.spec.push_back(isLayer(n) ? 0 : 1);
+    d.spec.push_back(perThread ? 1 : 0);
+    d.spec.push_back(hasBias ? 1 : 0);
+    struct {
+        uint32_t rows, len, C;
+        float epsilon;
+    } p{u32(l.rows), u32(l.len), u32(l.C), n.attrFloat("epsilon", 1e-5f)};
+    d.setPush(p);
+    setRowLaunch(d, l.rows, l.len, perThread);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias)};
+    if (stats) {
+        d.bindings.push_back(writeOf(meanOut));
+        d.bindings.push_back(writeOf(invStdOut));
+    }
+}
+
+// ---- BatchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c] ----
+// In training mode (opset 14+) mean and var are the batch's statistics, and the optional
+// outputs 1 and 2 are the running statistics: input * momentum + batch * (1 - momentum).
+
+bool trainingMode(const Node& n) { return n.attrInt("training_mode", 0) != 0; }
+
+struct ChannelLayout {
+    int64_t N = 1, C = 1, inner = 1;
+};
+
+ChannelLayout channelLayout(const Shape& x) {
+    ChannelLayout l{x[0], x[1], 1};
+    for (size_t i = 2; i < x.size(); ++i) l.inner *= x[i];
+    return l;
+}
+
+void inferBatchNorm(Graph& g, const Node& n) {
+    requireFloat(g, n, 0);
+    const Shape& x = inputShape(g, n, 0);
+    if (x.size() < 2) shapeError(n, "input must have a channel dimension, got {}", shapeToString(x));
+    for (size_t i = 1; i < 5; ++i) {
+        const auto& p = inputValue(g, n, i);
+        if (p.elementCount() != x[1]) shapeError(n, "parameter {} has {} elements for {} channels", i, p.elementCount(), x[1]);
+        if (p.dtype != DataType::Float32) unsupported(n, "parameter '{}' is {}, not float32", p.name, dataTypeName(p.dtype));
+    }
+    bool extraOutputs = false;
+    for (size_t i = 1; i < n.outputs.size(); ++i) extraOutputs |= n.outputs[i] >= 0;
+    if (extraOutputs && (!trainingMode(n) || n.outputs.size() > 3))
+        unsupported(n, "the statistics outputs of opset < 14 training are not supported");
+    if (trainingMode(n) && x[1] > 65535) unsupported(n, "training mode with more than 65535 channels");
+    setOutput(g, n, 0, DataType::Float32, x);
+    setOutput(g, n, 1, DataType::Float32, {x[1]});
+    setOutput(g, n, 2, DataType::Float32, {x[1]});
+}
+
+void evalBatchNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Tensor& x = *in[0];
+    ChannelLayout l = channelLayout(x.shape());
+    std::vector<double> mean(l.C), var(l.C);
+    const float* px = x.as<float>();
+    for (int64_t c = 0; c < l.C; ++c) {
+        mean[c] = in[3]->getDouble(c);
+        var[c] = in[4]->getDouble(c);
+    }
+    if (trainingMode(n)) {
+        double momentum = n.attrFloat("momentum", 0.9f);
+        for (int64_t c = 0; c < l.C; ++c) {
+            double s = 0, q = 0, count = static_cast<double>(l.N * l.inner);
+            for (int64_t b = 0; b < l.N; ++b)
+                for (int64_t j = 0; j < l.inner; ++j) s += px[(b * l.C + c) * l.inner + j];
+            double m = s / count;
+            for (int64_t b = 0; b < l.N; ++b)
+                for (int64_t j = 0; j < l.inner; ++j) q += (px[(b * l.C + c) * l.inner + j] - m) * (px[(b * l.C + c) * l.inner + j] - m);
+            double v = q / count;
+            if (out.size() > 1 && out[1].elementCount() == l.C) out[1].as<float>()[c] = static_cast<float>(mean[c] * momentum + m * (1 - momentum));
+            if (out.size() > 2 && out[2].elementCount() == l.C) out[2].as<float>()[c] = static_cast<float>(var[c] * momentum + v * (1 - momentum));
+            mean[c] = m;
+            var[c] = v;
+        }
+    }
+    double eps = n.attrFloat("epsilon", 1e-5f);
+    float* py = out[0].as<float>();
+    for (int64_t i = 0; i < x.elementCount(); ++i) {
+        int64_t c = (i / l.inner) % l.C;
+        double k = in[1]->getDouble(c) / std::sqrt(var[c] + eps);
+        py[i] = applyActivation(n.activation, static_cast<float>((px[i] - mean[c]) * k + in[2]->getDouble(c)));
+    }
+}
+
+// Inference with constant statistics: folded to a per-channel scale and shift at load time.
+void lowerBatchNormFolded(LowerContext& ctx, const Node& n) {
+    const Graph& g = ctx.graph();
+    const Tensor &scale = constantInput(g, n, 1, "scale"), &bias = constantInput(g, n, 2, "B"),
+                 &mean = constantInput(g, n, 3, "mean"), &var = constantInput(g, n, 4, "var");
+    float eps = n.attrFloat("epsilon", 1e-5f);
+    int64_t C = scale.elementCount();
+    std::vector<float> k(C), sh(C);
+    for (int64_t i = 0; i < C; ++i) {
+        double ki = scale.getDouble(i) / std::sqrt(var.getDouble(i) + eps);
+        k[i] = static_cast<float>(ki);
+        sh[i] = static_cast<float>(bias.getDouble(i) - mean.getDouble(i) * ki);
+    }
+    int kScale = ctx.addConstant(n.name + "_scale", Tensor::fromVector(DataType::Float32, {C}, k));
+    int kShift = ctx.addConstant(n.name + "_shift", Tensor::fromVector(DataType::Float32, {C}, sh));
+    ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
+    int64_t count = ctx.value(n.inputs[0]).elementCount();
+    requireIndexable(n, count);
+    Dispatch& d = ctx.emit("channel_affine");
+    setActivation(d, n.activation);
+    struct {
+        uint32_t count, C, inner;
+    } p{u32(count), u32(l.C), u32(l.inner)};
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(kScale), readOf(kShift)};
+}
+
+// y from statistics in buffers (graph inputs, or the batch statistics of training mode).
+void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
+    ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
+    int64_t count = ctx.value(n.inputs[0]).elementCount();
+    requireIndexable(n, count);
+    Dispatch& d = ctx.emit("batchnorm");
+    setActivation(d, n.activation);
+    struct {
+        uint32_t count, C, inner;
+        float epsilon;
+    } p{u32(count), u32(l.C), u32(l.inner), n.attrFloat("epsilon", 1e-5f)};
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2]), readOf(mean), readOf(var)};
+}
+
+void lowerBatchNormTraining(LowerContext& ctx, const Node& n) {
+    ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
+    requireIndexable(n, ctx.value(n.inputs[0]).elementCount());
+    int batchMean = ctx.addScratch(n.name + "_batch_mean", DataType::Float32, {l.C});
+    int batchVar = ctx.addScratch(n.name + "_batch_var", DataType::Float32, {l.C});
+    // Running statistics nobody reads still need a place to go.
+    auto outputOrScratch = [&](size_t i, const char* hint) {
+        return i < n.outputs.size() && n.outputs[i] >= 0 ? n.outputs[i]
+                                                         : ctx.addScratch(n.name + hint, DataType::Float32, {l.C});
+    };
+    int runMean = outputOrScratch(1, "_running_mean"), runVar = outputOrScratch(2, "_running_var");
+    Dispatch& d = ctx.emit("batchnorm_stats");
+    setActivation(d, graph::Activation{});
+    struct {
+        uint32_t N, C, inner;
+        float momentum;
+    } p{u32(l.N), u32(l.C), u32(l.inner), n.attrFloat("momentum", 0.9f)};
+    d.setPush(p);
+    d.localSize = {128, 1, 1};
+    d.groups = {u32(l.C), 1, 1};
+    d.bindings = {readOf(n.inputs[0]), readOf(n.inputs[3]), readOf(n.inputs[4]), writeOf(batchMean),
+                  writeOf(batchVar),   writeOf(runMean),    writeOf(runVar)};
+    emitBatchNorm(ctx, n, batchMean, batchVar);
+}
+
+void lowerBatchNorm(LowerContext& ctx, const Node& n) {
+    if (trainingMode(n)) return lowerBatchNormTraining(ctx, n);
+    const Graph& g = ctx.graph();
+    for (size_t i = 1; i < 5; ++i)
+        if (!inputValue(g, n, i).constant) return emitBatchNorm(ctx, n, n.inputs[3], n.inputs[4]);
+    lowerBatchNormFolded(ctx, n);
+}
+
+}  // namespace
+
+void registerNormalizationOps(std::vector<OpDef>& t) {
+    t.push_back({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm});
+    t.push_back({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm});
+    t.push_back({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm});
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,188 @@
+// Pad: modes constant (value from the opset-2 attribute or the opset-11 input), edge,
+// reflect and wrap; pads as the opset-2 attribute or the opset-11 input, opset-18 axes;
+// negative pads crop. Any element type (the kernel moves bytes; the constant travels as
+// the element's raw bits). One kernel (pad.comp) resolves every output element's source.
+#include <algorithm>
+#include <cstring>
+
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+enum class PadMode : uint32_t { Constant = 0, Edge = 1, Reflect = 2, Wrap = 3 };
+
+struct PadSpec {
+    std::vector<int64_t> begin, end;  // per input dimension (negative: crop)
+    Shape out;
+    PadMode mode = PadMode::Constant;
+    uint64_t valueBits = 0;  // the constant, as the element's bytes (little-endian)
+};
+
+PadSpec padSpec(const Node& n, const Shape& in, DataType type, const Tensor* padsT, const Tensor* valueT,
+                const Tensor* axesT) {
+    const int64_t rank = static_cast<int64_t>(in.size());
+    PadSpec s;
+    std::string mode = n.attrString("mode", "constant");
+    if (mode == "constant")
+        s.mode = PadMode::Constant;
+    else if (mode == "edge")
+        s.mode = PadMode::Edge;
+    else if (mode == "reflect")
+        s.mode = PadMode::Reflect;
+    else if (mode == "wrap")
+        s.mode = PadMode::Wrap;
+    else
+        unsupported(n, "mode '{}' is not supported (constant, edge, reflect, wrap)", mode);
+
+    std::vector<int64_t> pads, axes;
+    Tensor value(type, {});
+    if (n.hasAttr("pads") || n.hasAttr("paddings")) {  // opset 1-10
+        pads = n.hasAttr("pads") ? n.attrInts("pads") : n.attrInts("paddings");
+        float v = n.attrFloat("value", 0.0f);
+        if (type == DataType::Float32)
+            std::memcpy(value.data(), &v, 4);
+        else if (v != 0.0f)
+            unsupported(n, "a non-zero value attribute on {} data", dataTypeName(type));
+    } else {
+        if (!padsT) shapeError(n, "the pads input is required");
+        pads = tensorInts(*padsT);
+        if (axesT) axes = tensorInts(*axesT);
+        if (valueT && valueT->elementCount() > 0) {
+            if (valueT->dtype() != type)
+                shapeError(n, "constant_value is {}, data is {}", dataTypeName(valueT->dtype()), dataTypeName(type));
+            std::memcpy(value.data(), valueT->data(), dataTypeSize(type));
+        }
+    }
+    std::memcpy(&s.valueBits, value.data(), std::min<size_t>(value.byteSize(), 8));
+    if (axes.empty())
+        for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+    if (pads.size() != 2 * axes.size()) shapeError(n, "pads has {} entries for {} axes", pads.size(), axes.size());
+    s.begin.assign(in.size(), 0);
+    s.end.assign(in.size(), 0);
+    for (size_t k = 0; k < axes.size(); ++k) {
+        int64_t a = normalizeAxis(n, axes[k], rank);
+        s.begin[a] = pads[k];
+        s.end[a] = pads[k + axes.size()];
+    }
+    s.out = in;
+    for (size_t d = 0; d < in.size(); ++d) {
+        s.out[d] = in[d] + s.begin[d] + s.end[d];
+        if (s.out[d] < 0) shapeError(n, "pads crop axis {} of extent {} below zero", d, in[d]);
+        bool padded = s.begin[d] > 0 || s.end[d] > 0;
+        if (padded && in[d] == 0 && s.mode != PadMode::Constant)
+            shapeError(n, "cannot {}-pad the empty axis {}", mode, d);
+    }
+    return s;
+}
+
+// Source coordinate along one dimension (the twin of pad.comp); -1 for the constant.
+int64_t sourceCoord(PadMode mode, int64_t c, int64_t n) {
+    if (c >= 0 && c < n) return c;
+    switch (mode) {
+        case PadMode::Constant:
+            return -1;
+        case PadMode::Edge:
+            return std::clamp<int64_t>(c, 0, n - 1);
+        case PadMode::Reflect: {
+            int64_t period = std::max<int64_t>(2 * n - 2, 1);
+            c = (c < 0 ? -c : c) % period;
+            return c >= n ? period - c : c;
+        }
+        case PadMode::Wrap:
+            return ((c % n) + n) % n;
+    }
+    return -1;
+}
+
+PadSpec padSpecOf(const Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    return padSpec(n, x.shape, x.dtype, optionalConstant(g, n, 1, "pads"), optionalConstant(g, n, 2, "constant_value"),
+                   optionalConstant(g, n, 3, "axes"));
+}
+
+void inferPad(Graph& g, const Node& n) { setOutput(g, n, 0, inputValue(g, n, 0).dtype, padSpecOf(g, n).out); }
+
+void evalPad(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Tensor& x = *in[0];
+    PadSpec s = padSpec(n, x.shape(), x.dtype(), optionalInput(in, 1), optionalInput(in, 2), optionalInput(in, 3));
+    size_t es = dataTypeSize(x.dtype());
+    auto xs = contiguousStrides(x.shape());
+    std::vector<int64_t> c(s.out.size(), 0);
+    for (int64_t i = 0; i < elementCount(s.out); ++i) {
+        int64_t src = 0;
+        for (size_t d = 0; d < s.out.size() && src >= 0; ++d) {
+            int64_t k = sourceCoord(s.mode, c[d] - s.begin[d], x.shape()[d]);
+            src = k < 0 ? -1 : src + k * xs[d];
+        }
+        if (src < 0)
+            std::memcpy(out[0].data() + i * es, &s.valueBits, es);
+        else
+            std::memcpy(out[0].data() + i * es, x.data() + src * es, es);
+        for (size_t d = s.out.size(); d-- > 0;) {
+            if (++c[d] < s.out[d]) break;
+            c[d] = 0;
+        }
+    }
+}
+
+void lowerPad(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    PadSpec s = padSpecOf(ctx.graph(), n);
+    // Merge neighbouring unpadded dimensions (the kernel walks at most 6).
+    Shape in, out;
+    std::vector<int64_t> begin;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+        bool flat = s.begin[d] == 0 && s.end[d] == 0;
+        bool prevFlat = !in.empty() && begin.back() == 0 && in.back() == out.back();
+        if (flat && prevFlat) {
+            in.back() *= x.shape[d];
+            out.back() *= x.shape[d];
+            continue;
+        }
+        in.push_back(x.shape[d]);
+        out.push_back(s.out[d]);
+        begin.push_back(s.begin[d]);
+    }
+    if (in.size() > 6) unsupported(n, "padding {} separate dimensions (the kernel walks up to 6)", in.size());
+    int64_t count = elementCount(out);
+    if (count == 0) return;
+    size_t es = dataTypeSize(x.dtype);
+    int64_t words = es >= 4 ? static_cast<int64_t>(es / 4) : 1;
+    if (es > 8 || (es > 2 && es % 4)) unsupported(n, "{}-byte elements are not supported", es);
+    requireIndexable(n, std::max(count, x.elementCount()) * words);
+    Dispatch& d = ctx.emit(es == 1 ? "pad_b8" : es == 2 ? "pad_b16" : "pad_b32");
+    d.spec.resize(3, 0);
+    d.spec.push_back(static_cast<uint32_t>(s.mode));
+    struct {
+        uint32_t count, rank, words, valueLo;
+        uint32_t outDims[6], inDims[6];
+        int32_t begin[6];
+        uint32_t inStride[6];
+        uint32_t valueHi;
+    } p{};
+    p.count = u32(count);
+    p.rank = u32(static_cast<int64_t>(in.size()));
+    p.words = u32(words);
+    p.valueLo = static_cast<uint32_t>(s.valueBits);
+    p.valueHi = static_cast<uint32_t>(s.valueBits >> 32);
+    auto st = contiguousStrides(in);
+    for (size_t i = 0; i < in.size(); ++i) {
+        p.outDims[i] = u32(out[i]);
+        p.inDims[i] = u32(in[i]);
+        p.begin[i] = static_cast<int32_t>(begin[i]);
+        p.inStride[i] = u32(st[i]);
+    }
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count * words, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
+}  // namespace
+
+void registerPadOps(std::vector<OpDef>& t) { t.push_back({"Pad", 1, 1000, inferPad, evalPad, lowerPad}); }
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,323 @@
+// Reductions: ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp over any set of
+// axes (an attribute before opset 13 for ReduceSum and 18 for the others, an input after;
+// keepdims, noop_with_empty_axes), and ArgMax/ArgMin (axis, keepdims, select_last_index).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "ops/op_util.h"
+#include "ops/registry.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+// Matches OP in shaders/reduce.comp.
+enum class ReduceOp : uint32_t { Sum = 0, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+ReduceOp reduceOpOf(const Node& n) {
+    static const std::pair<const char*, ReduceOp> ops[] = {
+        {"ReduceSum", ReduceOp::Sum},       {"ReduceMean", ReduceOp::Mean},
+        {"ReduceMax", ReduceOp::Max},       {"ReduceMin", ReduceOp::Min},
+        {"ReduceProd", ReduceOp::Prod},     {"ReduceSumSquare", ReduceOp::SumSquare},
+        {"ReduceL1", ReduceOp::L1},         {"ReduceL2", ReduceOp::L2},
+        {"ReduceLogSum", ReduceOp::LogSum}, {"ReduceLogSumExp", ReduceOp::LogSumExp},
+    };
+    for (const auto& [name, op] : ops)
+        if (n.opType == name) return op;
+    unsupported(n, "not a reduction");
+}
+
+// Sorted, normalized reduced axes; `noop` when the axes are empty and noop_with_empty_axes
+// asks for the identity. `axesInput` is input 1 (opset 13/18 on) if given.
+struct ReduceAxes {
+    std::vector<int64_t> axes;
+    bool noop = false;
+};
+
+ReduceAxes reduceAxes(const Node& n, const Tensor* axesInput, int64_t rank) {
+    std::vector<int64_t> raw = axesInput ? tensorInts(*axesInput) : n.attrInts("axes");
+    ReduceAxes r;
+    if (raw.empty()) {
+        if (n.attrInt("noop_with_empty_axes", 0) != 0) {
+            r.noop = true;
+            return r;
+        }
+        for (int64_t d = 0; d < rank; ++d) r.axes.push_back(d);
+        return r;
+    }
+    for (int64_t a : raw) r.axes.push_back(normalizeAxis(n, a, rank));
+    std::sort(r.axes.begin(), r.axes.end());
+    if (std::adjacent_find(r.axes.begin(), r.axes.end()) != r.axes.end()) shapeError(n, "axes repeat an axis");
+    return r;
+}
+
+// The input walked as kept dims (in order: the output's row-major order) by reduced dims,
+// each with its input strides.
+struct ReduceLayout {
+    Shape kept, red;
+    std::vector<int64_t> keptStride, redStride;
+};
+
+ReduceLayout reduceLayout(const Shape& x, const std::vector<int64_t>& axes) {
+    ReduceLayout l;
+    auto st = contiguousStrides(x);
+    for (size_t d = 0; d < x.size(); ++d) {
+        bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+        (reduced ? l.red : l.kept).push_back(x[d]);
+        (reduced ? l.redStride : l.keptStride).push_back(st[d]);
+    }
+    return l;
+}
+
+// The axes input's values: constant, or none when it has no elements (then its shape alone
+// says so, even for a graph input). Null when the input is omitted.
+std::optional<Tensor> axesInputOf(const Graph& g, const Node& n) {
+    if (n.input(1) < 0) return std::nullopt;
+    if (inputValue(g, n, 1).elementCount() == 0) return Tensor(DataType::Int64, {0});
+    return constantInput(g, n, 1, "axes");
+}
+
+bool integerOnlyOk(ReduceOp op) { return op != ReduceOp::L2 && op != ReduceOp::LogSum && op != ReduceOp::LogSumExp; }
+
+void inferReduce(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    auto axesInput = axesInputOf(g, n);
+    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(x.shape.size()));
+    if (x.dtype == DataType::Bool || dataTypeSize(x.dtype) == 0)
+        unsupported(n, "{} is not supported for {} input '{}'", n.opType, dataTypeName(x.dtype), x.name);
+    if (a.noop) return setOutput(g, n, 0, x.dtype, x.shape);
+    bool keep = n.attrInt("keepdims", 1) != 0;
+    Shape out;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+        bool reduced = std::find(a.axes.begin(), a.axes.end(), static_cast<int64_t>(d)) != a.axes.end();
+        if (!reduced) out.push_back(x.shape[d]);
+        else if (keep) out.push_back(1);
+    }
+    setOutput(g, n, 0, x.dtype, out);
+}
+
+// One output element of the reference from its reduced values (double for floats and for
+// L2/LogSum/LogSumExp, exact int64 otherwise).
+double reduceValues(ReduceOp op, const std::vector<double>& v) {
+    double acc = op == ReduceOp::Prod ? 1.0 : 0.0;
+    if (op == ReduceOp::Max) acc = -std::numeric_limits<double>::infinity();
+    if (op == ReduceOp::Min) acc = std::numeric_limits<double>::infinity();
+    double m = 0;
+    if (op == ReduceOp::LogSumExp) {
+        m = -std::numeric_limits<double>::infinity();
+        for (double e : v) m = std::max(m, e);
+        if (std::isinf(m)) m = 0;
+    }
+    for (double e : v) {
+        switch (op) {
+            case ReduceOp::Max: acc = std::max(acc, e); break;
+            case ReduceOp::Min: acc = std::min(acc, e); break;
+            case ReduceOp::Prod: acc *= e; break;
+            case ReduceOp::SumSquare:
+            case ReduceOp::L2: acc += e * e; break;
+            case ReduceOp::L1: acc += std::abs(e); break;
+            case ReduceOp::LogSumExp: acc += std::exp(e - m); break;
+            default: acc += e; break;
+        }
+    }
+    switch (op) {
+        case ReduceOp::Mean: return acc / static_cast<double>(v.size());
+        case ReduceOp::L2: return std::sqrt(acc);
+        case ReduceOp::LogSum: return std::log(acc);
+        case ReduceOp::LogSumExp: return m + std::log(acc);
+        default: return acc;
+    }
+}
+
+template <class T>
+T reduceInts(ReduceOp op, const std::vector<T>& v) {
+    using U = std::make_unsigned_t<T>;  // wraps like the kernel
+    U acc = op == ReduceOp::Prod ? 1 : 0;
+    if ((op == ReduceOp::Max || op == ReduceOp::Min) && !v.empty()) acc = static_cast<U>(v[0]);
+    for (T e : v) {
+        switch (op) {
+            case ReduceOp::Max: acc = static_cast<U>(std::max(static_cast<T>(acc), e)); break;
+            case ReduceOp::Min: acc = static_cast<U>(std::min(static_cast<T>(acc), e)); break;
+            case ReduceOp::Prod: acc = static_cast<U>(acc * static_cast<U>(e)); break;
+            case ReduceOp::SumSquare: acc = static_cast<U>(acc + static_cast<U>(e) * static_cast<U>(e)); break;
+            case ReduceOp::L1: acc = static_cast<U>(acc + static_cast<U>(e < 0 ? -e : e)); break;
+            default: acc = static_cast<U>(acc + static_cast<U>(e)); break;
+        }
+    }
+    T r = static_cast<T>(acc);
+    if (op == ReduceOp::Mean) r = v.empty() ? T(0) : static_cast<T>(r / static_cast<T>(v.size()));
+    return r;
+}
+
+void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    Tensor x = toFloat32(*in[0]);
+    ReduceAxes a = reduceAxes(n, in.size() > 1 ? in[1] : nullptr, static_cast<int64_t>(x.shape().size()));
+    if (a.noop) {
+        out[0] = *in[0];
+        return;
+    }
+    ReduceOp op = reduceOpOf(n);
+    ReduceLayout l = reduceLayout(x.shape(), a.axes);
+    Tensor y(x.dtype(), out[0].shape());
+    int64_t redCount = elementCount(l.red);
+    visitType(n, x.dtype(), [&]<class T>(T) {
+        const T* px = x.as<T>();
+        T* py = y.as<T>();
+        broadcastWalk<0>(l.kept, {}, [&](int64_t o, const std::array<int64_t, 0>&) {
+            int64_t base = 0, rem = o;
+            for (size_t d = l.kept.size(); d-- > 0;) {
+                base += (rem % l.kept[d]) * l.keptStride[d];
+                rem /= l.kept[d];
+            }
+            std::vector<T> vals;
+            vals.reserve(static_cast<size_t>(redCount));
+            broadcastWalk<0>(l.red, {}, [&](int64_t r, const std::array<int64_t, 0>&) {
+                int64_t off = 0;
+                for (size_t d = l.red.size(); d-- > 0;) {
+                    off += (r % l.red[d]) * l.redStride[d];
+                    r /= l.red[d];
+                }
+                vals.push_back(px[base + off]);
+            });
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                if (integerOnlyOk(op)) {
+                    py[o] = reduceInts(op, vals);
+                    return;
+                }
+            }
+            std::vector<double> d(vals.begin(), vals.end());
+            py[o] = static_cast<T>(reduceValues(op, d));
+        });
+    });
+    out[0] = narrowFromFloat32(y, in[0]->dtype());
+}
+
+struct ReduceParams {
+    uint32_t outCount, redCount, keptRank, redRank;
+    uint32_t keptDims[6];
+    uint32_t keptStride[6];
+    uint32_t redDims[6];
+    uint32_t redStride[6];
+};
+
+void lowerReduce(LowerContext& ctx, const Node& n) {
+    const auto& xv = ctx.value(n.inputs[0]);
+    auto axesInput = axesInputOf(ctx.graph(), n);
+    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(xv.shape.size()));
+    if (a.noop) {
+        auto st = contiguousStrides(xv.shape);
+        emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], xv.shape, st, st, 0, 0, dataTypeSize(xv.dtype));
+        return;
+    }
+    ReduceOp op = reduceOpOf(n);
+    if (xv.dtype == DataType::Float64)
+        unsupported(n, "{} of float64 tensors runs on the CPU reference only (the engine does not enable shaderFloat64)",
+                    n.opType);
+    if (!isFloatType(xv.dtype) && !integerOnlyOk(op))
+        unsupported(n, "{} of {} tensors runs on the CPU reference only", n.opType, dataTypeName(xv.dtype));
+    ReduceLayout l = reduceLayout(xv.shape, a.axes);
+    int64_t outCount = elementCount(l.kept), redCount = elementCount(l.red);
+    requireIndexable(n, xv.elementCount());
+    if (redCount == 0) unsupported(n, "reduction over an empty axis is not supported on the GPU");
+    auto outStride = contiguousStrides(l.kept);
+    if (!collapseDims(l.kept, {&l.keptStride, &outStride}) || !collapseDims(l.red, {&l.redStride}))
+        unsupported(n, "reduction over more than 6 non-mergeable dimensions");
+    ReduceParams p{};
+    p.outCount = u32(outCount);
+    p.redCount = u32(redCount);
+    p.keptRank = u32(static_cast<int64_t>(l.kept.size()));
+    p.redRank = u32(static_cast<int64_t>(l.red.size()));
+    for (size_t i = 0; i < l.kept.size(); ++i) {
+        p.keptDims[i] = u32(l.kept[i]);
+        p.keptStride[i] = u32(l.keptStride[i]);
+    }
+    for (size_t i = 0; i < l.red.size(); ++i) {
+        p.redDims[i] = u32(l.red[i]);
+        p.redStride[i] = u32(l.redStride[i]);
+    }
+    bool perThread = rowPerThread(outCount, redCount);
+    Dispatch& d = ctx.emit(typedKernel(n, "reduce", xv.dtype));
+    setActivation(d, graph::Activation{});
+    d.spec.push_back(static_cast<uint32_t>(op));
+    d.spec.push_back(perThread ? 1 : 0);
+    d.setPush(p);
+    setRowLaunch(d, outCount, redCount, perThread);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
+// ArgMax / ArgMin.
+struct ArgLayout {
+    int64_t outer = 1, axis = 1, inner = 1;
+};
+
+ArgLayout argLayout(const Node& n, const Shape& x) {
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.size()));
+    ArgLayout l;
+    for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d)
+        (d < axis ? l.outer : d == axis ? l.axis : l.inner) *= x[d];
+    return l;
+}
+
+void inferArg(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    if (dataTypeSize(x.dtype) == 0) unsupported(n, "{} is not supported for {} input", n.opType, dataTypeName(x.dtype));
+    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.shape.size()));
+    if (x.shape.empty()) shapeError(n, "input must have rank >= 1");
+    if (x.shape[axis] == 0) shapeError(n, "the reduced axis is empty");
+    Shape out;
+    for (int64_t d = 0; d < static_cast<int64_t>(x.shape.size()); ++d) {
+        if (d != axis) out.push_back(x.shape[d]);
+        else if (n.attrInt("keepdims", 1) != 0) out.push_back(1);
+    }
+    setOutput(g, n, 0, DataType::Int64, out);
+}
+
+void evalArg(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    Tensor x = toFloat32(*in[0]);
+    ArgLayout l = argLayout(n, x.shape());
+    bool isMin = n.opType == "ArgMin", last = n.attrInt("select_last_index", 0) != 0;
+    int64_t* py = out[0].as<int64_t>();
+    visitType(n, x.dtype(), [&]<class T>(T) {
+        const T* px = x.as<T>();
+        for (int64_t o = 0; o < l.outer * l.inner; ++o) {
+            int64_t base = (o / l.inner) * l.axis * l.inner + o % l.inner, best = 0;
+            for (int64_t k = 1; k < l.axis; ++k) {
+                T v = px[base + k * l.inner], b = px[base + best * l.inner];
+                bool better = isMin ? (last ? v <= b : v < b) : (last ? v >= b : v > b);
+                if (better) best = k;
+            }
+            py[o] = best;
+        }
+    });
+}
+
+void lowerArg(LowerContext& ctx, const Node& n) {
+    const auto& xv = ctx.value(n.inputs[0]);
+    ArgLayout l = argLayout(n, xv.shape);
+    int64_t count = l.outer * l.inner;
+    requireIndexable(n, xv.elementCount());
+    Dispatch& d = ctx.emit(typedKernel(n, "argreduce", xv.dtype));
+    setActivation(d, graph::Activation{});
+    d.spec.push_back(n.opType == "ArgMin" ? 1 : 0);
+    d.spec.push_back(n.attrInt("select_last_index", 0) != 0 ? 1 : 0);
+    struct {
+        uint32_t count, axis, inner;
+    } p{u32(count), u32(l.axis), u32(l.inner)};
+    d.setPush(p);
+    d.localSize = {64, 1, 1};
+    d.groups = grid1d(count, 64);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+}
+
+}  // namespace
+
+void registerReduceOps(std::vector<OpDef>& t) {
+    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",
+                           "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"})
+        t.push_back({op, 1, 1000, inferReduce, evalReduce, lowerReduce});
+    for (const char* op : {"ArgMax", "ArgMin"}) t.push_back({op, 1, 1000, inferArg, evalArg, lowerArg});
+}
+
+}  // namespace vkinfer::ops

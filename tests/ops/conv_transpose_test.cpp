@@ -1,0 +1,84 @@
+// ConvTranspose (1-D, 2-D, 3-D; strides, pads, auto_pad, dilations, group, output_padding,
+// output_shape, bias).
+#include "ops/op_harness.h"
+
+namespace vkinfer::testing {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+struct TConv {
+    std::string what;
+    Shape x, w;
+    bool bias = false;
+    Shape strides, pads, dilations, outputPadding, outputShape;
+    int64_t group = 1;
+    std::string autoPad;
+};
+
+OnnxBuilder tconvModel(const TConv& c) {
+    OnnxBuilder b;
+    b.input("x", c.x).output("y");
+    b.initializer("w", randomTensor(c.w, seedOf(c.what + "w")));
+    std::vector<std::string> in{"x", "w"};
+    if (c.bias) {
+        b.initializer("b", randomTensor({c.w[1] * c.group}, seedOf(c.what + "b")));
+        in.push_back("b");
+    }
+    auto& n = b.node("ConvTranspose", in, {"y"});
+    if (!c.strides.empty()) attr(n, "strides", c.strides);
+    if (!c.pads.empty()) attr(n, "pads", c.pads);
+    if (!c.dilations.empty()) attr(n, "dilations", c.dilations);
+    if (!c.outputPadding.empty()) attr(n, "output_padding", c.outputPadding);
+    if (!c.outputShape.empty()) attr(n, "output_shape", c.outputShape);
+    if (c.group != 1) attr(n, "group", c.group);
+    if (!c.autoPad.empty()) attr(n, "auto_pad", c.autoPad);
+    return b;
+}
+
+TEST(ConvTransposeOp, ReferenceValues) {
+    // x = [[1, 2], [3, 4]], w = [[1, 1], [1, 1]]: each input spreads over a 2x2 block.
+    OnnxBuilder b;
+    b.input("x", {1, 1, 2, 2}).output("y");
+    b.initializer("w", floatTensor({1, 1, 2, 2}, {1, 1, 1, 1}));
+    b.node("ConvTranspose", {"x", "w"}, {"y"});
+    expectReferenceEquals(b, {{"x", floatTensor({1, 1, 2, 2}, {1, 2, 3, 4})}},
+                          {floatTensor({1, 1, 3, 3}, {1, 3, 2, 4, 10, 6, 3, 7, 4})}, "stride 1");
+    // Stride 2 with pads 1 on the left of W and output_padding 1: blocks do not overlap.
+    OnnxBuilder c;
+    c.input("x", {1, 1, 1, 2}).output("y");
+    c.initializer("w", floatTensor({1, 2, 1, 2}, {1, 2, 10, 20})).initializer("b", floatTensor({2}, {0.5f, -1}));
+    auto& n = c.node("ConvTranspose", {"x", "w", "b"}, {"y"});
+    attr(n, "strides", Shape{1, 2});
+    attr(n, "pads", Shape{0, 1, 0, 0});
+    attr(n, "output_padding", Shape{0, 1});
+    // Full width 2*(2-1)+1+2 = 5, minus the left pad: 4 columns; x = [3, 5].
+    expectReferenceEquals(c, {{"x", floatTensor({1, 1, 1, 2}, {3, 5})}},
+                          {floatTensor({1, 2, 1, 4}, {6.5f, 5.5f, 10.5f, 0.5f, 59, 49, 99, -1})},
+                          "stride 2, pad, output_padding, bias, two output channels");
+}
+
+TEST(ConvTransposeOp, GpuMatchesCpu) {
+    VKINFER_REQUIRE_GPU();
+    const std::vector<TConv> cases = {
+        {"3x3 stride 1", {1, 3, 5, 5}, {3, 4, 3, 3}, true},
+        {"stride 2 pads 1 output_padding 1", {2, 4, 6, 7}, {4, 3, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {}, {1, 1}},
+        {"strides 3x2 asymmetric pads", {1, 2, 4, 5}, {2, 2, 3, 4}, false, {3, 2}, {1, 0, 2, 1}},
+        {"dilations", {1, 2, 5, 4}, {2, 3, 3, 2}, true, {1, 2}, {}, {2, 3}},
+        {"group 2", {1, 4, 5, 5}, {4, 3, 3, 3}, true, {2, 1}, {0, 1, 0, 1}, {}, {}, {}, 2},
+        {"depthwise", {1, 6, 4, 4}, {6, 1, 4, 4}, true, {2, 2}, {1, 1, 1, 1}, {}, {}, {}, 6},
+        {"output_shape", {1, 2, 3, 3}, {2, 2, 3, 3}, false, {3, 2}, {}, {}, {}, {10, 8}},
+        {"auto_pad SAME_UPPER", {1, 1, 3, 4}, {1, 2, 3, 3}, false, {2, 2}, {}, {}, {}, {}, 1, "SAME_UPPER"},
+        {"auto_pad SAME_LOWER", {1, 1, 3, 4}, {1, 2, 3, 3}, false, {2, 2}, {}, {}, {}, {}, 1, "SAME_LOWER"},
+        {"1-D", {2, 3, 9}, {3, 2, 4}, true, {3}, {1, 2}},
+        {"3-D", {1, 2, 3, 4, 3}, {2, 2, 2, 3, 2}, true, {2, 1, 2}, {0, 1, 0, 1, 0, 1}},
+        {"many outputs", {1, 16, 24, 24}, {16, 8, 4, 4}, true, {2, 2}, {1, 1, 1, 1}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        expectGpuMatchesCpu(tconvModel(c), {{"x", randomTensor(c.x, seedOf(c.what))}}, c.what);
+    }
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
