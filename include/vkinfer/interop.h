@@ -194,7 +194,7 @@ struct ExportedMemory {
     MemoryHandleType type = MemoryHandleType::OpaqueFd;
     VkDeviceSize allocationSize = 0;  // of the whole VkDeviceMemory (importers need it)
     VkDeviceSize offset = 0;          // of the tensor within it
-    VkDeviceSize bytes = 0;           // of the tensor (and of the exporting buffer)
+    VkDeviceSize bytes = 0;           // of the exporting buffer: the tensor, rounded up to 4 bytes
     uint32_t memoryTypeBits = 0;      // of the exporting buffer
     bool dedicated = true;            // exported as a dedicated allocation of one buffer
     std::array<uint8_t, 16> deviceUuid{};

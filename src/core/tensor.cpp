@@ -43,7 +43,16 @@ const char* dataTypeName(DataType type) {
         case DataType::UInt32: return "uint32";
         case DataType::UInt64: return "uint64";
     }
-    return "unknown";
+    switch (static_cast<int>(type)) {  // ONNX types vkinfer does not represent
+        case 14: return "complex64";
+        case 15: return "complex128";
+        case 16: return "bfloat16";
+        case 17: return "float8e4m3fn";
+        case 18: return "float8e4m3fnuz";
+        case 19: return "float8e5m2";
+        case 20: return "float8e5m2fnuz";
+        default: return "unknown";
+    }
 }
 
 int64_t elementCount(const std::vector<int64_t>& shape) {

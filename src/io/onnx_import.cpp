@@ -54,7 +54,14 @@ Tensor constantNodeValue(const onnx::NodeProto& n, const std::string& where) {
 }
 
 // Reads dtype and declared dims; returns false when no shape is declared (unknown rank).
+// Sequences, maps, optionals and sparse tensors are reported as unsupported.
 bool readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* dims, std::vector<std::string>* names) {
+    if (vi.has_type()) {
+        const auto& t = vi.type();
+        const char* kind = t.has_sequence_type() ? "a sequence" : t.has_map_type() ? "a map"
+                           : t.has_optional_type() ? "an optional" : t.has_sparse_tensor_type() ? "a sparse tensor" : nullptr;
+        if (kind) fail(ErrorCode::Unsupported, "'{}' is {}; vkinfer runs dense tensors only", vi.name(), kind);
+    }
     if (!vi.has_type() || !vi.type().has_tensor_type()) return false;
     const auto& tt = vi.type().tensor_type();
     if (tt.elem_type() != 0) v.dtype = static_cast<DataType>(tt.elem_type());
@@ -191,6 +198,17 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
         g.outputDimNames.push_back(names);
     }
     if (g.outputs.empty()) fail(ErrorCode::ParseError, "{}: the graph declares no outputs", label);
+    // An element type the engine has no representation for (bfloat16, string, complex, the
+    // float8 types) is reported up front, naming the tensor, rather than failing later as a
+    // type mismatch.
+    auto checkType = [&](int id, const char* what) {
+        DataType t = g.values[id].dtype;
+        if (t != DataType::Undefined && dataTypeSize(t) == 0)
+            fail(ErrorCode::Unsupported, "{}: {} '{}' has element type {} ({}), which vkinfer does not support", label,
+                 what, g.values[id].name, dataTypeName(t), static_cast<int>(t));
+    };
+    for (const auto& in : g.inputs) checkType(in.value, "input");
+    for (int o : g.outputs) checkType(o, "output");
 
     g.relinkProducers();
     for (size_t id = 0; id < g.values.size(); ++id) {

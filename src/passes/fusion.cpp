@@ -85,6 +85,7 @@ void foldBatchNorm(Graph& g) {
         if (bn.removed || bn.opType != "BatchNormalization") continue;
         if (bn.outputs.size() > 1 && std::any_of(bn.outputs.begin() + 1, bn.outputs.end(), [](int o) { return o >= 0; }))
             continue;  // training-mode outputs are requested
+        if (bn.attrInt("training_mode", 0) != 0) continue;  // normalizes by the batch's statistics, not the running ones
         Node* conv = soleProducer(g, bn.inputs[0], static_cast<int>(i), {"Conv"});
         if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
         const Tensor* w = constantInput(g, *conv, 1);

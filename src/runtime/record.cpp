@@ -216,7 +216,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             const auto& staged = s.staged[io.frame][i];
             if (!staged) continue;
             int alloc = cp.inputAlloc(static_cast<int>(i));
-            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].size))
+            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].tensorBytes))
                 fail(ErrorCode::InvalidArgument, "staged input '{}' has shape {} but this recording's plan expects {}",
                      model.inputs()[i].name, shapeToString(staged->shape()),
                      shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
@@ -244,7 +244,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         for (const auto& [name, b] : io.bufferInputs) {
             size_t i = indexOf(model.inputs(), name, "input");
             int alloc = cp.inputAlloc(static_cast<int>(i));
-            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].size);
+            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
             bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
                           b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
             VkBufferCopy copy{b.offset, 0, bytes};
@@ -319,7 +319,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             size_t k = indexOf(model.outputs(), name, "output");
             routed[k] = 1;
             int alloc = cp.outputAlloc(static_cast<int>(k));
-            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].size);
+            VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
             bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
                           b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
             VkBufferCopy copy{0, b.offset, bytes};
