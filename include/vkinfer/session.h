@@ -79,7 +79,8 @@ public:
     // Interleaved mode (interop.h recordInference): stages an input for the next
     // recording of `frame` (copied into the engine's input buffer by the recorded commands),
     // and reads the outputs a recording left in the frame's readback staging once the host's
-    // fence for that frame has signaled.
+    // fence for that frame has signaled (outputs that recording sent to host images or
+    // buffers are not returned).
     Status stageInput(uint32_t frame, const NamedTensor& input);
     Result<std::vector<NamedTensor>> readOutputs(uint32_t frame);
 

@@ -28,6 +28,18 @@ void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags 
     vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+namespace {
+
+void recordCopyToWeights(VkCommandBuffer cmd, VkBuffer from, VkBuffer to, VkDeviceSize size) {
+    if (size == 0) return;
+    VkBufferCopy copy{0, 0, size};
+    vkCmdCopyBuffer(cmd, from, to, 1, &copy);
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT);
+}
+
+}  // namespace
+
 PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options)
     : ctx_(ctx), plan_(std::move(plan)), options_(options),
       timestamps_(options.timestamps && ctx.device->timestampValidBits() > 0) {
@@ -62,9 +74,10 @@ PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, co
         VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-        recordWeightUpload(cmd);
+        recordCopyToWeights(cmd, weightStaging_.handle(), weights_.handle(), w.size);
         VK_CHECK(vkEndCommandBuffer(cmd));
         submitOnce(cmd);
+        weightsUploaded_ = true;
         vkFreeCommandBuffers(dev.handle(), commandPool_, 1, &cmd);
         weightStaging_ = vk::Buffer();
     }
@@ -72,9 +85,15 @@ PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, co
 
 PreparedPlan::~PreparedPlan() {
     VkDevice dev = ctx_.device->handle();
-    // Our own submissions are fenced; a host's recorded work is the host's to finish
-    // before destroying the session (docs/INTEGRATION.md), but waiting costs nothing here.
-    vkDeviceWaitIdle(dev);
+    // Our own submissions are fenced. Work the host recorded is the host's to finish before
+    // it destroys the session (docs/INTEGRATION.md): vkDeviceWaitIdle on its device would
+    // need the host to stop submitting from every other thread meanwhile.
+    if (ctx_.device->owned()) {
+        vkDeviceWaitIdle(dev);
+    } else {
+        for (auto& s : slots_)
+            if (s && s->submitted) vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
+    }
     for (auto& s : slots_) {
         if (!s) continue;
         if (s->queries) vkDestroyQueryPool(dev, s->queries, nullptr);
@@ -85,16 +104,11 @@ PreparedPlan::~PreparedPlan() {
     if (commandPool_) vkDestroyCommandPool(dev, commandPool_, nullptr);
 }
 
-void PreparedPlan::recordWeightUpload(VkCommandBuffer cmd) {
-    if (weightsUploaded_) return;
-    const auto size = static_cast<VkDeviceSize>(plan_.allocations[plan::kWeightsAlloc].size);
-    if (size > 0) {
-        VkBufferCopy copy{0, 0, size};
-        vkCmdCopyBuffer(cmd, weightStaging_.handle(), weights_.handle(), 1, &copy);
-        memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-    }
-    weightsUploaded_ = true;
+void PreparedPlan::recordWeightUpload(VkCommandBuffer cmd, FrameSlot& s) {
+    if (weightsUploaded_ || s.weightsRecorded) return;
+    recordCopyToWeights(cmd, weightStaging_.handle(), weights_.handle(),
+                        static_cast<VkDeviceSize>(plan_.allocations[plan::kWeightsAlloc].size));
+    s.weightsRecorded = true;
 }
 
 void PreparedPlan::submitOnce(VkCommandBuffer cmd) {
@@ -144,6 +158,7 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
         exportTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
         if (dev.enabled().dmaBuf && ctx_.info.dmaBuf) exportTypes |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
     }
+    s.outputStaged.assign(plan_.graph.outputs.size(), 0);
     s.owned.resize(plan_.allocations.size());
     s.imported.resize(plan_.allocations.size());
     for (size_t a = 0; a < plan_.allocations.size(); ++a) {
@@ -351,6 +366,7 @@ void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs
     }
     s.submitted = true;
     s.ticket = ticket;
+    s.outputStaged.assign(plan_.graph.outputs.size(), 1);
 }
 
 std::vector<NamedTensor> PreparedPlan::readStagedOutputs(const FrameSlot& s) const {

@@ -32,6 +32,10 @@ struct FrameSlot {
     bool submitted = false;                // a submission is outstanding (fence not yet waited)
     uint64_t ticket = 0;                   // Ticket value of the last submission
     VkQueryPool queries = VK_NULL_HANDLE;
+    // Host devices without a queue: this slot's first recording carried the weight upload.
+    bool weightsRecorded = false;
+    // Per graph output: the last run or recording left it in the readback staging.
+    std::vector<char> outputStaged;
     // Image bridging (recordInference): descriptor sets for the pre/post-processing
     // kernels, rewritten on each recording (the host guarantees the slot is idle then).
     VkDescriptorPool bridgePool = VK_NULL_HANDLE;
@@ -53,10 +57,11 @@ public:
     VkBuffer buffer(const FrameSlot& s, int alloc) const;
     const vk::Buffer& ioBuffer(const FrameSlot& s, int alloc) const;
 
-    // Weights reach the GPU once: submitted and waited on the engine's queue, or (on a
-    // host device without a queue) recorded into the first command buffer the host gives.
-    bool weightsUploaded() const { return weightsUploaded_; }
-    void recordWeightUpload(VkCommandBuffer cmd);
+    // Weights reach the GPU once: submitted and waited on the engine's queue; or, on a host
+    // device without a queue, recorded into the first recording of every frame slot (so
+    // that whichever of the host's frames is submitted first carries them; the copies are
+    // identical and ordered by the barrier that opens each recording).
+    void recordWeightUpload(VkCommandBuffer cmd, FrameSlot& s);
 
     // Every dispatch with its planned barriers (no transfers, no boundary barriers): the
     // part shared by the engine's own command buffers and the host's.
@@ -91,8 +96,8 @@ private:
     SessionOptions options_;
     bool timestamps_;
     vk::Buffer weights_;
-    vk::Buffer weightStaging_;  // kept until a recorded upload is surely done (plan destruction)
-    bool weightsUploaded_ = false;
+    vk::Buffer weightStaging_;  // kept until recorded uploads are surely done (plan destruction)
+    bool weightsUploaded_ = false;  // by the engine's own queue
     std::vector<vk::Pipeline> pipelines_;  // per dispatch
     VkCommandPool commandPool_ = VK_NULL_HANDLE;
     std::vector<std::unique_ptr<FrameSlot>> slots_;

@@ -222,14 +222,15 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                      shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
         }
 
-        plan.recordWeightUpload(cmd);
         // Earlier work on this queue that used the frame's buffers (the host's previous frame
-        // for this slot, or imported memory written by a transfer) against everything below.
+        // for this slot, another slot's weight upload, imported memory written by a transfer)
+        // against everything below.
         rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                           VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                               VK_ACCESS_TRANSFER_WRITE_BIT);
+        plan.recordWeightUpload(cmd, slot);
 
         // Inputs.
         for (size_t i = 0; i < model.inputs().size(); ++i) {
@@ -329,6 +330,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         }
         bool readback = false;
         for (size_t k = 0; k < model.outputs().size(); ++k) {
+            slot.outputStaged[k] = !routed[k];
             if (routed[k]) continue;
             int alloc = cp.outputAlloc(static_cast<int>(k));
             VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(cp.allocations[alloc].size)};

@@ -248,7 +248,17 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
         if (frame >= impl_->options.framesInFlight || !impl_->framePlan[frame])
             fail(ErrorCode::InvalidArgument, "frame {} has not been recorded or run", frame);
         rt::PreparedPlan& plan = *impl_->framePlan[frame];
-        return plan.readStagedOutputs(plan.slot(frame));
+        rt::FrameSlot& slot = plan.slot(frame);
+        // Only what the last recording left in the readback staging: outputs it sent to host
+        // images or buffers would be stale here.
+        std::vector<NamedTensor> all = plan.readStagedOutputs(slot), out;
+        for (size_t k = 0; k < all.size(); ++k)
+            if (slot.outputStaged[k]) out.push_back(std::move(all[k]));
+        if (out.empty())
+            fail(ErrorCode::InvalidArgument, "frame {}'s last recording sent every output to host images or buffers; "
+                                             "there is nothing to read back",
+                 frame);
+        return out;
     });
 }
 

@@ -445,6 +445,58 @@ TEST_F(Interleaved, BufferInputAndOutput) {
 
 // The engine's own IO: Session::stageInput before recording, no bindings, readOutputs after
 // the host's fence. Twice on the same frame slot with different inputs.
+// On a host device without a queue the weights travel in the host's command buffers: every
+// frame slot's first recording carries them, so whichever frame the host submits first
+// computes with the right weights. Here frame 1 is submitted (and finished) before frame 0.
+TEST_F(Interleaved, QueuelessWeightsReachWhicheverFrameRunsFirst) {
+    const int64_t W = 24, H = 16;
+    Context ctx = wrap(/*withQueue=*/false);
+    SessionOptions opts;
+    opts.framesInFlight = 2;
+    Session s = session(ctx, opts);
+    Tensor inputs[2] = {Tensor(DataType::Float32, {1, 3, H, W}), Tensor(DataType::Float32, {1, 3, H, W})};
+    VkCommandBuffer cmds[2];
+    for (uint32_t f = 0; f < 2; ++f) {
+        for (int64_t i = 0; i < inputs[f].elementCount(); ++i)
+            inputs[f].as<float>()[i] = 0.5f + 0.4f * std::sin(0.07f * float(i) + float(f));
+        ASSERT_TRUE(s.stageInput(f, {"input", inputs[f]}).ok());
+        cmds[f] = vk().begin();
+        RecordIO io;
+        io.frame = f;
+        io.shapes = {{"input", {1, 3, H, W}}};
+        Status st = recordInference(s, cmds[f], io);
+        ASSERT_TRUE(st.ok()) << st.toString();
+    }
+    for (uint32_t f : {1u, 0u}) {
+        vk().submitAndWait(cmds[f]);
+        auto out = s.readOutputs(f);
+        ASSERT_TRUE(out.ok()) << out.status().toString();
+        Tensor ref = referenceRun(inputs[f]);
+        Comparison c = compareTensors(out->at(0).tensor, ref, Tolerance{1e-5, 1e-5, true});
+        EXPECT_TRUE(c.pass) << "frame " << f << ": max error " << c.maxAbsError << " " << c.problem;
+    }
+}
+
+// readOutputs returns only what the frame's last recording left in the readback staging: an
+// output sent to a host image is not read back stale.
+TEST_F(Interleaved, ReadOutputsRefusesOutputsSentElsewhere) {
+    const uint32_t W = 16, H = 12;
+    Context ctx = wrap();
+    Session s = session(ctx);
+    Image scene = vk().createImage(kRgba8, W, H);
+    Image upscaled = vk().createImage(kRgba8, 2 * W, 2 * H);
+    VkCommandBuffer cmd = vk().begin();
+    drawPattern(cmd, scene, 0.5f);
+    RecordIO io;
+    io.imageInputs = {{"input", sampledInput(scene)}};
+    io.imageOutputs = {{"output", storageOutput(upscaled)}};
+    ASSERT_TRUE(recordInference(s, cmd, io).ok());
+    vk().submitAndWait(cmd);
+    auto out = s.readOutputs(0);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("nothing to read back"), std::string::npos) << out.status().message();
+}
+
 TEST_F(Interleaved, EngineOwnedIO) {
     const int64_t W = 32, H = 24;
     Context ctx = wrap(/*withQueue=*/false);
