@@ -6,23 +6,6 @@
 
 namespace vkinfer::ops {
 
-// Families still being written link against these no-op defaults (a strong definition in
-// the family's own file replaces them), so each family lands on its own.
-#define VKINFER_FAMILY_DEFAULT(fn) \
-    __attribute__((weak)) void fn(std::vector<OpDef>&) {}
-VKINFER_FAMILY_DEFAULT(registerUnaryOps)
-VKINFER_FAMILY_DEFAULT(registerCompareOps)
-VKINFER_FAMILY_DEFAULT(registerCastOps)
-VKINFER_FAMILY_DEFAULT(registerReduceOps)
-VKINFER_FAMILY_DEFAULT(registerSoftmaxOps)
-VKINFER_FAMILY_DEFAULT(registerNormalizationOps)
-VKINFER_FAMILY_DEFAULT(registerSliceOps)
-VKINFER_FAMILY_DEFAULT(registerGatherOps)
-VKINFER_FAMILY_DEFAULT(registerPadOps)
-VKINFER_FAMILY_DEFAULT(registerExpandOps)
-VKINFER_FAMILY_DEFAULT(registerShapeOps)
-VKINFER_FAMILY_DEFAULT(registerConvTransposeOps)
-#undef VKINFER_FAMILY_DEFAULT
 
 namespace {
 

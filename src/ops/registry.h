@@ -40,8 +40,7 @@ std::vector<std::string_view> supportedOps();
 // Throws Error(Unsupported) naming the first node whose op, domain or opset is not in the table.
 void checkSupported(const graph::Graph& g);
 
-// Registration, one function per operator family (source file in src/ops/). A family that
-// is not built yet registers nothing: see the weak defaults in registry.cpp.
+// Registration, one function per operator family (source file in src/ops/).
 void registerConvOps(std::vector<OpDef>& table);
 void registerPoolOps(std::vector<OpDef>& table);
 void registerElementwiseOps(std::vector<OpDef>& table);
