@@ -214,7 +214,8 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
 // TRANSFER_DST. An imported INPUT is read in place: leave it out of Session::run/submit for
 // that frame slot (giving it anyway is an error, since its data would be ignored); write the
 // memory before submitting and not while that slot's submission is in flight. An imported
-// OUTPUT is written in place and still returned by run/wait.
+// OUTPUT is written in place and not copied back: run/wait leave it out (read it where
+// the memory came from, once the ticket is done).
 struct ImportedMemory {
     int fd = -1;
     MemoryHandleType type = MemoryHandleType::OpaqueFd;

@@ -40,11 +40,12 @@ struct Ticket {
 
 // Where the time of one run went.
 struct RunStats {
-    double wallMs = 0;     // whole run() call: staging copies, submit, wait, readback
-    double gpuMs = -1;     // first to last dispatch, from timestamp queries (-1 if unavailable)
-    double uploadMs = 0;   // host copies into staging buffers
-    double downloadMs = 0; // host copies out of staging buffers
-    bool planned = false;  // this call compiled a new plan (first use of these input shapes)
+    double wallMs = 0;          // whole run() call: staging copies, submit, wait, readback
+    double gpuMs = -1;          // first to last dispatch, from timestamp queries (-1 if unavailable)
+    double transferGpuMs = -1;  // GPU copies staging -> inputs and outputs -> staging (-1 if unavailable)
+    double uploadMs = 0;        // host copies into staging buffers
+    double downloadMs = 0;      // host copies out of staging buffers
+    bool planned = false;       // this call compiled a new plan (first use of these input shapes)
 };
 
 // A model bound to a context. Plans are compiled per set of input shapes on first use and
@@ -70,8 +71,10 @@ public:
     // available to wait() until the slot is reused framesInFlight submissions later;
     // submitting into a busy slot first waits for it to finish.
     Result<Ticket> submit(const std::vector<NamedTensor>& inputs);
-    // Blocks until the submission finished and returns its outputs. Fails if the ticket's
-    // slot has been reused since (more than framesInFlight submissions without a wait).
+    // Blocks until the submission finished and returns its outputs (except outputs whose
+    // memory was imported with importTensorMemory: they are written in place and not copied
+    // back). Fails if the ticket's slot has been reused since (more than framesInFlight
+    // submissions without a wait).
     Result<std::vector<NamedTensor>> wait(const Ticket& ticket, RunStats* stats = nullptr);
     // True once the submission has finished (does not block).
     Result<bool> isDone(const Ticket& ticket);

@@ -188,7 +188,7 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
     if (timestamps_) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 2;
+        qi.queryCount = 4;  // before uploads, before dispatches, after dispatches, after readback
         VK_CHECK(vkCreateQueryPool(dev.handle(), &qi, nullptr, &s.queries));
     }
 
@@ -286,7 +286,7 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    if (timestamps_) vkCmdResetQueryPool(cmd, s.queries, 0, 2);
+    if (timestamps_) vkCmdResetQueryPool(cmd, s.queries, 0, 4);
 
     // This slot's previous run (or another API writing shared memory) may still be reading
     // or writing its buffers as far as this command buffer knows: order everything before
@@ -296,6 +296,7 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                       VK_ACCESS_TRANSFER_WRITE_BIT);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 0);
     for (size_t i = 0; i < plan_.graph.inputs.size(); ++i) {
         int alloc = plan_.inputAlloc(static_cast<int>(i));
         if (s.imported[alloc]) continue;  // read in place from shared memory
@@ -304,16 +305,18 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
     }
     memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT);
-    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 0);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 1);
     recordDispatches(cmd, s);
-    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s.queries, 1);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s.queries, 2);
     memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_TRANSFER_READ_BIT);
     for (size_t k = 0; k < plan_.graph.outputs.size(); ++k) {
         int alloc = plan_.outputAlloc(static_cast<int>(k));
+        if (s.imported[alloc]) continue;  // written in place into the importer's memory
         VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(plan_.allocations[alloc].size)};
         if (copy.size) vkCmdCopyBuffer(cmd, buffer(s, alloc), s.outputStaging[k].handle(), 1, &copy);
     }
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 3);
     memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                   VK_ACCESS_HOST_READ_BIT);
     VK_CHECK(vkEndCommandBuffer(cmd));
@@ -366,12 +369,14 @@ void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs
     }
     s.submitted = true;
     s.ticket = ticket;
-    s.outputStaged.assign(plan_.graph.outputs.size(), 1);
+    for (size_t k = 0; k < plan_.graph.outputs.size(); ++k)
+        s.outputStaged[k] = !s.imported[plan_.outputAlloc(static_cast<int>(k))];
 }
 
 std::vector<NamedTensor> PreparedPlan::readStagedOutputs(const FrameSlot& s) const {
     std::vector<NamedTensor> outputs;
     for (size_t k = 0; k < plan_.graph.outputs.size(); ++k) {
+        if (!s.outputStaged[k]) continue;  // sent to a host image/buffer, or imported memory
         const auto& v = plan_.graph.values[plan_.graph.outputs[k]];
         Tensor t(v.dtype, v.shape);
         std::memcpy(t.data(), s.outputStaging[k].mapped(), t.byteSize());
@@ -384,16 +389,19 @@ std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
     waitIdle(s);
     auto t0 = std::chrono::steady_clock::now();
     auto outputs = readStagedOutputs(s);
-    if (stats) {
-        stats->downloadMs = msSince(t0);
-        stats->gpuMs = -1;
-        uint64_t ts[2] = {0, 0};
-        if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, 2, sizeof(ts), ts, sizeof(uint64_t),
-                                                 VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
-            uint32_t bits = ctx_.device->timestampValidBits();
-            uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
-            stats->gpuMs = static_cast<double>((ts[1] - ts[0]) & mask) * ctx_.info.timestampPeriodNs * 1e-6;
-        }
+    if (!stats) return outputs;
+    stats->downloadMs = msSince(t0);
+    stats->gpuMs = stats->transferGpuMs = -1;
+    uint64_t ts[4] = {0, 0, 0, 0};
+    if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, 4, sizeof(ts), ts, sizeof(uint64_t),
+                                             VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+        uint32_t bits = ctx_.device->timestampValidBits();
+        uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+        auto ms = [&](int a, int b) {
+            return static_cast<double>((ts[b] - ts[a]) & mask) * ctx_.info.timestampPeriodNs * 1e-6;
+        };
+        stats->gpuMs = ms(1, 2);
+        stats->transferGpuMs = ms(0, 1) + ms(2, 3);
     }
     return outputs;
 }

@@ -251,9 +251,7 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
         rt::FrameSlot& slot = plan.slot(frame);
         // Only what the last recording left in the readback staging: outputs it sent to host
         // images or buffers would be stale here.
-        std::vector<NamedTensor> all = plan.readStagedOutputs(slot), out;
-        for (size_t k = 0; k < all.size(); ++k)
-            if (slot.outputStaged[k]) out.push_back(std::move(all[k]));
+        std::vector<NamedTensor> out = plan.readStagedOutputs(slot);
         if (out.empty())
             fail(ErrorCode::InvalidArgument, "frame {}'s last recording sent every output to host images or buffers; "
                                              "there is nothing to read back",

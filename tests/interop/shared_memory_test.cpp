@@ -263,6 +263,36 @@ TEST(SharedMemory, HostMemoryAsEngineInput) {
 }
 
 // Import failures leave the fd with the caller, open, and the session usable.
+// Host memory as the engine's OUTPUT: written in place (zero copy), so run() does not copy it
+// back or return it; the host reads its own memory after the run.
+TEST(SharedMemory, HostMemoryAsEngineOutput) {
+    VKINFER_REQUIRE_GPU();
+    Context& ctx = gpuContext();
+    const int baseline = openFdCount();
+    {
+        HostGpu host(hostFor(ctx));
+        HostBuffer output = host.createExportable(kAffineBytes);
+        {
+            Session session = makeSession(ctx, affineModel(), {});
+            ASSERT_TRUE(session.prepare().ok());
+            ImportedMemory memory{host.exportFd(output), MemoryHandleType::OpaqueFd, output.allocationSize, 0, true,
+                                  static_cast<int32_t>(output.memoryTypeIndex)};
+            Status imported = importTensorMemory(session, "y", 0, memory);
+            ASSERT_TRUE(imported.ok()) << imported.toString();
+            for (int k : {3, 4}) {
+                auto out = session.run({{"x", frameInput(k)}});
+                ASSERT_TRUE(out.ok()) << out.status().toString();
+                EXPECT_TRUE(out->empty()) << "the imported output is not copied back";
+                auto bytes = host.read(output, 0, kAffineBytes);
+                EXPECT_EQ(bytes, bytesOf(affineOf(frameInput(k)))) << "run " << k;
+            }
+        }
+        host.destroy(output);
+        expectCleanShutdown(host);
+    }
+    EXPECT_EQ(openFdCount(), baseline);
+}
+
 TEST(SharedMemory, FailedImportsLeaveTheFdWithTheCaller) {
     VKINFER_REQUIRE_GPU();
     Context& ctx = gpuContext();
