@@ -132,6 +132,11 @@ struct RecordIO {
     // Frame slot, below SessionOptions::framesInFlight. The host guarantees that the work it
     // recorded for this slot before has finished executing (its usual per-frame fence).
     uint32_t frame = 0;
+    // Optional profiling: four timestamps written at firstTimestamp.. of this pool (which the
+    // host created with VK_QUERY_TYPE_TIMESTAMP and has reset): before pre-processing, before
+    // inference, after inference, after post-processing.
+    VkQueryPool timestampPool = VK_NULL_HANDLE;
+    uint32_t firstTimestamp = 0;
 };
 
 // Records pre-processing, inference and post-processing into the host's command buffer,

@@ -231,6 +231,10 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                               VK_ACCESS_TRANSFER_WRITE_BIT);
         plan.recordWeightUpload(cmd, slot);
+        auto stamp = [&](uint32_t k, VkPipelineStageFlagBits stage) {
+            if (io.timestampPool) vkCmdWriteTimestamp(cmd, stage, io.timestampPool, io.firstTimestamp + k);
+        };
+        stamp(0, VK_PIPELINE_STAGE_TRANSFER_BIT);
 
         // Inputs.
         for (size_t i = 0; i < model.inputs().size(); ++i) {
@@ -283,7 +287,9 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                           VK_ACCESS_SHADER_READ_BIT);
+        stamp(1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
         plan.recordDispatches(cmd, slot);
+        stamp(2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
         rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
@@ -337,6 +343,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             if (copy.size) vkCmdCopyBuffer(cmd, plan.buffer(slot, alloc), slot.outputStaging[k].handle(), 1, &copy);
             readback = true;
         }
+        stamp(3, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
         if (readback)
             rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                               VK_ACCESS_HOST_READ_BIT);
