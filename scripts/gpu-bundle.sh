@@ -6,13 +6,16 @@ set -eu
 build=${1:-build}
 out=.gpu-bundle
 rm -rf "$out" && mkdir -p "$out"
-grep -qxF "/$out/" .git/info/exclude 2>/dev/null || echo "/$out/" >> .git/info/exclude
-for bin in "$build/vkinfer" "$build/bench/vkinfer_bench" "$@"; do
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")"
+grep -qxF "/$out/" "$exclude" 2>/dev/null || echo "/$out/" >> "$exclude"
+shift $(( $# > 0 ? 1 : 0 ))
+for bin in "$build/vkinfer" "$build/bench/vkinfer_bench" "$build/bench/vkinfer_patterns" "$build"/examples/example_* "$@"; do
     [ -f "$bin" ] || continue
     cp "$bin" "$out/"
     for lib in $(ldd "$bin" | awk '/=> \// {print $3}'); do
         case "$(basename "$lib")" in
-            libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libvulkan.so*|ld-linux*) ;;  # present there
+            libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*|libvulkan.so*|ld-linux*|libcuda*) ;;  # present there
             *) cp -L "$lib" "$out/" ;;
         esac
     done
