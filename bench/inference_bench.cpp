@@ -3,17 +3,27 @@
 #include <benchmark/benchmark.h>
 #include <vkinfer/vkinfer.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "bench_models.h"
 
 namespace {
 
+// Created on first use and destroyed from an atexit handler registered after the driver
+// loaded (a static destroyed during static destruction crashes NVIDIA's driver 580, see
+// docs/INTEGRATION.md).
 vkinfer::Context* context() {
-    static std::unique_ptr<vkinfer::Context> ctx = [] {
+    static std::unique_ptr<vkinfer::Context> ctx;
+    static bool tried = false;
+    if (!tried) {
+        tried = true;
         auto r = vkinfer::Context::create();
-        return r ? std::make_unique<vkinfer::Context>(std::move(r).value()) : nullptr;
-    }();
+        if (r) {
+            ctx = std::make_unique<vkinfer::Context>(std::move(r).value());
+            std::atexit([] { ctx.reset(); });
+        }
+    }
     return ctx.get();
 }
 
