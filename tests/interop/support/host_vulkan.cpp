@@ -1,4 +1,5 @@
 #include "interop/support/host_vulkan.h"
+#include "interop/support/vk_queries.h"
 
 #include <cmath>
 #include <cstring>
@@ -33,25 +34,6 @@ VkDebugUtilsMessengerCreateInfoEXT messengerInfo(MessageLog* log) {
     return info;
 }
 
-bool hasLayer(const char* name) {
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (const auto& l : layers)
-        if (std::strcmp(l.layerName, name) == 0) return true;
-    return false;
-}
-
-bool hasDeviceExtension(VkPhysicalDevice phys, const char* name) {
-    uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> exts(n);
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, exts.data());
-    for (const auto& e : exts)
-        if (std::strcmp(e.extensionName, name) == 0) return true;
-    return false;
-}
 
 void imageBarrier(VkCommandBuffer cmd, VkImage image, const ImageState& from, VkImageLayout to, VkPipelineStageFlags dst,
                   VkAccessFlags dstAccess) {
@@ -127,7 +109,7 @@ HostVulkan::HostVulkan(const HostOptions& options) : options_(options), log_(opt
     VkValidationFeaturesEXT vf{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
     VkDebugUtilsMessengerCreateInfoEXT creation = messengerInfo(log_.get());
     if (validation) {
-        if (!hasLayer(kValidationLayer))
+        if (!testing::hasInstanceLayer(kValidationLayer))
             throw std::runtime_error("host: VKINFER_VALIDATE is set but VK_LAYER_KHRONOS_validation is not installed");
         layers.push_back(kValidationLayer);
         instanceExtensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
@@ -183,7 +165,7 @@ HostVulkan::HostVulkan(const HostOptions& options) : options_(options), log_(opt
         options.storageImageWriteWithoutFormat && have.features.shaderStorageImageWriteWithoutFormat;
     // Fragment shaders that write buffers (the host reusing a buffer vkinfer read).
     features.fragmentStoresAndAtomics = have.features.fragmentStoresAndAtomics;
-    if (options.externalMemoryFd && hasDeviceExtension(physical, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+    if (options.externalMemoryFd && testing::hasDeviceExtension(physical, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
         extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
 
     float priority = 1.0f;

@@ -1,4 +1,5 @@
 #include "interop/support/shared_util.h"
+#include "interop/support/vk_queries.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,25 +22,6 @@ std::string vkError(const char* call, VkResult r) { return std::string(call) + "
         if (r_ != VK_SUCCESS) throw std::runtime_error(vkError(#call, r_));             \
     } while (0)
 
-bool hasLayer(const char* name) {
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (const auto& l : layers)
-        if (std::strcmp(l.layerName, name) == 0) return true;
-    return false;
-}
-
-bool hasDeviceExtension(VkPhysicalDevice phys, const char* name) {
-    uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> exts(n);
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, exts.data());
-    for (const auto& e : exts)
-        if (std::strcmp(e.extensionName, name) == 0) return true;
-    return false;
-}
 
 }  // namespace
 
@@ -81,7 +63,7 @@ HostGpu::HostGpu(const HostOptions& options) : options_(options) {
     mi.pfnUserCallback = &HostGpu::onMessage;
     mi.pUserData = log_.get();
     if (options_.validate) {
-        if (!hasLayer("VK_LAYER_KHRONOS_validation"))
+        if (!testing::hasInstanceLayer("VK_LAYER_KHRONOS_validation"))
             throw std::runtime_error("validation requested but VK_LAYER_KHRONOS_validation is not installed");
         layers.push_back("VK_LAYER_KHRONOS_validation");
         extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
@@ -128,11 +110,11 @@ HostGpu::HostGpu(const HostOptions& options) : options_(options) {
         if (!found) throw std::runtime_error("the device has no compute queue family");
 
         if (options_.externalMemoryFd) {
-            if (!hasDeviceExtension(physical_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+            if (!testing::hasDeviceExtension(physical_, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
                 throw std::runtime_error("the device does not offer VK_KHR_external_memory_fd");
             extensions_.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
         }
-        if (options_.externalSemaphoreFd && hasDeviceExtension(physical_, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
+        if (options_.externalSemaphoreFd && testing::hasDeviceExtension(physical_, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
             extensions_.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
         std::vector<const char*> deviceExtensions;
         for (const auto& e : extensions_) deviceExtensions.push_back(e.c_str());

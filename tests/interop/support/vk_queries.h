@@ -1,0 +1,12 @@
+// Small Vulkan queries shared by the host-side test harnesses (host_vulkan, shared_util, the
+// fd peer): they play the host application, so they use Vulkan directly, not vkinfer's code.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+namespace vkinfer::testing {
+
+bool hasInstanceLayer(const char* name);
+bool hasDeviceExtension(VkPhysicalDevice phys, const char* name);
+
+}  // namespace vkinfer::testing
