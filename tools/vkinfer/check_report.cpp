@@ -21,12 +21,15 @@ struct Counts {
     std::string row() const { return fmt::format("{} | {} | {} | {} | {}", total, pass, fail, unsupported, crash); }
 };
 
-// The folder directly under the checked one ("data/node/test_abs/test_data_set_0" -> "node").
-std::string suiteOf(const std::string& name) {
+// The folder directly under the checked one, from the model folder's name ("data/node/test_abs"
+// -> "node", "models/resnet18_half" -> "resnet18_half"); a model checked on its own is its
+// own suite.
+std::string suiteOf(const CaseResult& r) {
+    const std::string& name = r.caseName.empty() ? r.name : r.caseName;
     size_t first = name.find('/');
-    size_t second = first == std::string::npos ? std::string::npos : name.find('/', first + 1);
-    if (second == std::string::npos) return name.substr(0, first);
-    return name.substr(first + 1, second - first - 1);
+    if (first == std::string::npos) return name;
+    size_t second = name.find('/', first + 1);
+    return name.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
 }
 
 std::set<std::string> distinctOps(const CaseResult& r) {
@@ -50,7 +53,7 @@ std::string conformanceMarkdown(const std::vector<CaseResult>& results, const st
     Counts inScope, all, multi;
     for (const auto& r : results) {
         all.add(r.result);
-        bySuite[suiteOf(r.name)].add(r.result);
+        bySuite[suiteOf(r)].add(r.result);
         auto ops = distinctOps(r);
         if (ops.size() == 1) byOp[*ops.begin()].add(r.result);
         else multi.add(r.result);

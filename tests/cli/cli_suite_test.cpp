@@ -1,0 +1,103 @@
+// vkinfer check on a suite of model folders: --isolate, --expect, --write-expected and the
+// --markdown conformance report that CI holds the engine to.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/cli_models.h"
+#include "cli/cli_runner.h"
+#include "support/gpu_context.h"
+
+namespace vkinfer::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// suite/{good, bad (corrupted reference), odd (unsupported op)}.
+fs::path writeSuite(const TempDir& dir) {
+    fs::path suite = dir.path() / "suite";
+    writeModelFolder(suite / "good", smallConvModel(), 1);
+    writeModelFolder(suite / "bad", smallConvModel(), 1, 5);
+    std::string name;
+    auto ref = loadTensorProto((suite / "bad" / "test_data_set_0" / "output_0.pb").string(), &name);
+    EXPECT_TRUE(ref.ok());
+    Tensor t = std::move(ref).value();
+    t.as<float>()[0] += 1.0f;
+    EXPECT_TRUE(saveTensorProto((suite / "bad" / "test_data_set_0" / "output_0.pb").string(), t, name).ok());
+    writeModelFolder(suite / "odd", unsupportedModel(), 0);
+    return suite;
+}
+
+TEST(CliSuite, IsolatedRunMatchesInProcessRun) {
+    TempDir dir;
+    fs::path suite = writeSuite(dir);
+    CliResult inProcess = runCli({"check", suite.string()});
+    CliResult isolated = runCli({"check", suite.string(), "--isolate"});
+    EXPECT_EQ(inProcess.exitCode, 1) << inProcess.describe();
+    EXPECT_EQ(isolated.exitCode, 1) << isolated.describe();
+    EXPECT_EQ(isolated.lastOutLine(), "1 passed, 1 failed, 1 unsupported") << isolated.describe();
+    EXPECT_EQ(inProcess.lastOutLine(), isolated.lastOutLine());
+    EXPECT_TRUE(contains(isolated.out, "PASS  suite/good/test_data_set_0")) << isolated.out;
+    EXPECT_TRUE(contains(isolated.out, "FAIL  suite/bad/test_data_set_0")) << isolated.out;
+}
+
+TEST(CliSuite, ExpectedPassesToleratesKnownFailuresButNotRegressions) {
+    TempDir dir;
+    fs::path suite = writeSuite(dir);
+    fs::path expected = dir.path() / "expected.txt";
+    CliResult write = runCli({"check", suite.string(), "--isolate", "--write-expected", expected.string()});
+    EXPECT_EQ(write.exitCode, 1) << write.describe();
+    std::string list = slurp(expected);
+    EXPECT_TRUE(contains(list, "suite/good/test_data_set_0\n")) << list;
+    EXPECT_FALSE(contains(list, "suite/bad")) << list;
+
+    // Only "good" is expected: the known failure of "bad" does not fail the run.
+    CliResult held = runCli({"check", suite.string(), "--isolate", "--expect", expected.string()});
+    EXPECT_EQ(held.exitCode, 0) << held.describe();
+    EXPECT_TRUE(contains(held.out, "0 regressions")) << held.out;
+
+    // Expecting "bad" to pass as well is a regression, named as such.
+    {
+        std::ofstream f(expected, std::ios::app);
+        f << "suite/bad/test_data_set_0\n# a comment\n\nsuite/gone/test_data_set_0\n";
+    }
+    CliResult regressed = runCli({"check", suite.string(), "--isolate", "--expect", expected.string()});
+    EXPECT_EQ(regressed.exitCode, 1) << regressed.describe();
+    EXPECT_TRUE(contains(regressed.out, "REGRESSION suite/bad/test_data_set_0 (fail)")) << regressed.out;
+    EXPECT_TRUE(contains(regressed.out, "MISSING suite/gone/test_data_set_0")) << regressed.out;
+    EXPECT_TRUE(contains(regressed.out, "2 regressions")) << regressed.out;
+}
+
+TEST(CliSuite, MarkdownReportCountsPerSuiteOperatorAndScope) {
+    TempDir dir;
+    fs::path suite = writeSuite(dir);
+    fs::path scope = dir.path() / "scope.txt", md = dir.path() / "report.md";
+    {
+        std::ofstream f(scope);
+        f << "# ops that count\nConv\nRelu\nMaxPool\n";
+    }
+    CliResult r = runCli({"check", suite.string(), "--isolate", "--scope", scope.string(), "--markdown", md.string()});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    std::string report = slurp(md);
+    // Suite rows: the folder under the checked one ("good", "bad", "odd" here).
+    EXPECT_TRUE(contains(report, "| good | 1 | 1 | 0 | 0 | 0 |")) << report;
+    EXPECT_TRUE(contains(report, "| bad | 1 | 0 | 1 | 0 | 0 |")) << report;
+    EXPECT_TRUE(contains(report, "| odd | 1 | 0 | 0 | 1 | 0 |")) << report;
+    // In scope: the two conv models (all three ops listed); the unknown op is not.
+    EXPECT_TRUE(contains(report, "**1 of 2 pass (50.0%)**")) << report;
+    // Several operators per model: counted in the last row.
+    EXPECT_TRUE(contains(report, "| (several operators) | | 2 | 1 | 1 | 0 | 0 |")) << report;
+    EXPECT_TRUE(contains(report, "| FrobnicateOp |  | 1 | 0 | 0 | 1 | 0 |")) << report;
+    EXPECT_TRUE(contains(report, "| suite/bad/test_data_set_0 | fail |")) << report;
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
