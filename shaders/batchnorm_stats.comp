@@ -4,14 +4,15 @@
 // and the running statistics: input * momentum + batch * (1 - momentum). Step 2 is
 // batchnorm.comp with the batch statistics.
 #include "common.glsl"
+#include "types.glsl"
 
-layout(std430, binding = 0) readonly buffer In { float x[]; };
-layout(std430, binding = 1) readonly buffer MeanIn { float meanIn[]; };
-layout(std430, binding = 2) readonly buffer VarIn { float varIn[]; };
-layout(std430, binding = 3) writeonly buffer BatchMean { float batchMean[]; };
-layout(std430, binding = 4) writeonly buffer BatchVar { float batchVar[]; };
-layout(std430, binding = 5) writeonly buffer RunMean { float runMean[]; };
-layout(std430, binding = 6) writeonly buffer RunVar { float runVar[]; };
+layout(std430, binding = 0) readonly buffer In { T x[]; };
+layout(std430, binding = 1) readonly buffer MeanIn { T meanIn[]; };
+layout(std430, binding = 2) readonly buffer VarIn { T varIn[]; };
+layout(std430, binding = 3) writeonly buffer BatchMean { T batchMean[]; };
+layout(std430, binding = 4) writeonly buffer BatchVar { T batchVar[]; };
+layout(std430, binding = 5) writeonly buffer RunMean { T runMean[]; };
+layout(std430, binding = 6) writeonly buffer RunVar { T runVar[]; };
 
 layout(push_constant) uniform Params {
     uint N, C, inner;
@@ -38,18 +39,18 @@ void main() {
     uint count = p.N * p.inner;
     float s = 0.0;
     for (uint i = gl_LocalInvocationID.x; i < count; i += gl_WorkGroupSize.x)
-        s += x[((i / p.inner) * p.C + c) * p.inner + i % p.inner];
+        s += float(x[((i / p.inner) * p.C + c) * p.inner + i % p.inner]);
     float mean = workgroupSum(s) / float(count);
     float q = 0.0;
     for (uint i = gl_LocalInvocationID.x; i < count; i += gl_WorkGroupSize.x) {
-        float d = x[((i / p.inner) * p.C + c) * p.inner + i % p.inner] - mean;
+        float d = float(x[((i / p.inner) * p.C + c) * p.inner + i % p.inner]) - mean;
         q += d * d;
     }
     float var_ = workgroupSum(q) / float(count);
     if (gl_LocalInvocationID.x == 0u) {
-        batchMean[c] = mean;
-        batchVar[c] = var_;
-        runMean[c] = meanIn[c] * p.momentum + mean * (1.0 - p.momentum);
-        runVar[c] = varIn[c] * p.momentum + var_ * (1.0 - p.momentum);
+        batchMean[c] = T(mean);
+        batchVar[c] = T(var_);
+        runMean[c] = T(float(meanIn[c]) * p.momentum + mean * (1.0 - p.momentum));
+        runVar[c] = T(float(varIn[c]) * p.momentum + var_ * (1.0 - p.momentum));
     }
 }

@@ -2,12 +2,13 @@
 // Element-wise binary op with NumPy broadcasting: each operand has a stride per output
 // dimension (0 where it broadcasts). Up to 6 dimensions.
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint OP = 0;  // ops::BinaryOp
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer A { float a[]; };
-layout(std430, binding = 2) readonly buffer B { float b[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer A { T a[]; };
+layout(std430, binding = 2) readonly buffer B { T b[]; };
 
 layout(push_constant) uniform Params {
     uint count, rank;
@@ -48,5 +49,5 @@ void main() {
         ia += c * p.strideA[d];
         ib += c * p.strideB[d];
     }
-    y[idx] = activate(apply(a[ia], b[ib]));
+    y[idx] = T(activate(apply(float(a[ia]), float(b[ib]))));
 }

@@ -4,8 +4,11 @@
 // a BM x BN tile through shared memory; each thread a TM x TN block, strided across the tile
 // so that neighbouring threads read neighbouring shared-memory words.
 // Grid: x (spilling into y past 65535) walks the pixel tiles; z = group * mTiles + m-tile.
-// Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL.
+// Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL, and the
+// element type T_F32 or T_F16 (types.glsl: tensors, weights and bias of type T; arithmetic and
+// the shared tiles in float).
 #include "common.glsl"
+#include "types.glsl"
 
 #define BM (WM * TM)
 #define BN (WN * TN)
@@ -13,16 +16,16 @@
 #error the workgroup size must be a multiple of the tile width BN
 #endif
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
-layout(std430, binding = 2) readonly buffer Weight { float w[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
+layout(std430, binding = 2) readonly buffer Weight { T w[]; };
+layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 // Per reduction index k = (ci, ky, kx): (ci*H*W + ky*DH*W + kx*DW, ky*DH, kx*DW), built at
 // plan time so that the im2col gather does no integer division (scalarized and slow on CPU
 // drivers such as lavapipe, a dozen instructions on GPUs).
 layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
-layout(std430, binding = 5) readonly buffer Residual { float res[]; };
+layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -73,7 +76,7 @@ void main() {
         for (uint e = tid; e < BK * BM; e += WM * WN) {
             uint kk = e % BK, mm = e / BK;
             uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < Mg && k < K) ? w[(g * Mg + m) * K + k] : 0.0;
+            As[kk][mm] = (m < Mg && k < K) ? float(w[(g * Mg + m) * K + k]) : 0.0;
         }
         for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
             uint k = k0 + kk;
@@ -81,7 +84,7 @@ void main() {
             if (nValid && k < K) {
                 ivec4 kt = kTable[k];
                 int iy = iy0 + kt.y, ix = ix0 + kt.z;
-                if (uint(iy) < p.H && uint(ix) < p.W) v = x[xBase + kt.x];
+                if (uint(iy) < p.H && uint(ix) < p.W) v = float(x[xBase + kt.x]);
             }
             Bs[kk][nnLoad] = v;
         }
@@ -106,11 +109,11 @@ void main() {
             uint ox = n % p.OW, t = n / p.OW;
             uint oy = t % p.OH, b = t / p.OH;
             uint idx = ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
-            float v = acc[i][j] + bias[oc];
+            float v = acc[i][j] + float(bias[oc]);
 #ifdef RESIDUAL
-            v += res[idx];
+            v += float(res[idx]);
 #endif
-            y[idx] = activate(v);
+            y[idx] = T(activate(v));
         }
     }
 }

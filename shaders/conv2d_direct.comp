@@ -1,14 +1,16 @@
 #version 450
 // Direct convolution, one output element per invocation: for depthwise and other grouped
 // convolutions whose per-output reduction (C/groups * KH * KW) is too small for a GEMM tile.
+// Element type T (T_F32 or T_F16, types.glsl); arithmetic in float.
 #include "common.glsl"
+#include "types.glsl"
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
-layout(std430, binding = 2) readonly buffer Weight { float w[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
+layout(std430, binding = 2) readonly buffer Weight { T w[]; };
+layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 #ifdef RESIDUAL
-layout(std430, binding = 4) readonly buffer Residual { float res[]; };
+layout(std430, binding = 4) readonly buffer Residual { T res[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -30,7 +32,7 @@ void main() {
     uint oc = t % p.M, b = t / p.M;
     uint Mg = p.M / p.groups, Cg = p.C / p.groups;
     uint g = oc / Mg;
-    float acc = bias[oc];
+    float acc = float(bias[oc]);
     for (uint ci = 0; ci < Cg; ++ci) {
         uint xBase = (b * p.C + g * Cg + ci) * p.H;
         uint wBase = (oc * Cg + ci) * p.KH * p.KW;
@@ -40,12 +42,12 @@ void main() {
             for (uint kx = 0; kx < p.KW; ++kx) {
                 int ix = int(ox * p.SW + kx * p.DW) - int(p.padW);
                 if (ix < 0 || ix >= int(p.W)) continue;
-                acc = fma(x[(xBase + uint(iy)) * p.W + uint(ix)], w[wBase + ky * p.KW + kx], acc);
+                acc = fma(float(x[(xBase + uint(iy)) * p.W + uint(ix)]), float(w[wBase + ky * p.KW + kx]), acc);
             }
         }
     }
 #ifdef RESIDUAL
-    acc += res[idx];
+    acc += float(res[idx]);
 #endif
-    y[idx] = activate(acc);
+    y[idx] = T(activate(acc));
 }

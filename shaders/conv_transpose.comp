@@ -5,11 +5,12 @@
 // contributes when (oy + pad - ky * DIL) is a multiple of S inside the input.
 // Weights are (C, M / group, KD, KH, KW); bias (M) is always bound (zeros when absent).
 #include "common.glsl"
+#include "types.glsl"
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
-layout(std430, binding = 2) readonly buffer Weight { float w[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
+layout(std430, binding = 2) readonly buffer Weight { T w[]; };
+layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 
 layout(push_constant) uniform Params {
     uint count, C, M, groups;
@@ -52,12 +53,12 @@ void main() {
                 uint xi = (((n * p.C + g * cg) * p.D + iz) * p.H + iy) * p.W + ix;
                 uint wi = ((g * cg) * mg + ml) * kvol + tap;
                 for (uint c = 0; c < cg; ++c) {
-                    acc += x[xi] * w[wi];
+                    acc += float(x[xi]) * float(w[wi]);
                     xi += p.D * p.H * p.W;
                     wi += mg * kvol;
                 }
             }
         }
     }
-    y[i] = activate(acc + bias[m]);
+    y[i] = T(activate(acc + float(bias[m])));
 }

@@ -4,17 +4,19 @@
 // broadcast batches need no copies. The batch index splits into two levels
 // (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
 // to two batch dimensions. Tiling as in conv2d.comp.
-// Defines: TM, TN, WM, WN, BK, HAS_C.
+// Defines: TM, TN, WM, WN, BK, HAS_C, and T_F32 or T_F16 (types.glsl: operands of type T,
+// arithmetic in float).
 #include "common.glsl"
+#include "types.glsl"
 
 #define BM (WM * TM)
 #define BN (WN * TN)
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer MatA { float a[]; };
-layout(std430, binding = 2) readonly buffer MatB { float b[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer MatA { T a[]; };
+layout(std430, binding = 2) readonly buffer MatB { T b[]; };
 #ifdef HAS_C
-layout(std430, binding = 3) readonly buffer MatC { float c[]; };
+layout(std430, binding = 3) readonly buffer MatC { T c[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -47,12 +49,12 @@ void main() {
         for (uint e = tid; e < BK * BM; e += WM * WN) {
             uint kk = e % BK, mm = e / BK;
             uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < p.M && k < p.K) ? a[aBase + m * p.aM + k * p.aK] : 0.0;
+            As[kk][mm] = (m < p.M && k < p.K) ? float(a[aBase + m * p.aM + k * p.aK]) : 0.0;
         }
         for (uint e = tid; e < BK * BN; e += WM * WN) {
             uint nn = e % BN, kk = e / BN;
             uint n = n0 + nn, k = k0 + kk;
-            Bs[kk][nn] = (n < p.N && k < p.K) ? b[bBase + k * p.bK + n * p.bN] : 0.0;
+            Bs[kk][nn] = (n < p.N && k < p.K) ? float(b[bBase + k * p.bK + n * p.bN]) : 0.0;
         }
         barrier();
         for (uint kk = 0; kk < BK; ++kk) {
@@ -73,9 +75,9 @@ void main() {
             if (n >= p.N) continue;
             float v = p.alpha * acc[i][j];
 #ifdef HAS_C
-            v += p.beta * c[m * p.cM + n * p.cN];
+            v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-            y[(bt * p.M + m) * p.N + n] = activate(v);
+            y[(bt * p.M + m) * p.N + n] = T(activate(v));
         }
     }
 }

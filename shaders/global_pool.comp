@@ -1,11 +1,12 @@
 #version 450
 // GlobalAveragePool / GlobalMaxPool: one workgroup reduces one (n, c) plane.
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint IS_MAX = 0;
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint NC, HW;
@@ -19,7 +20,7 @@ void main() {
     uint lid = gl_LocalInvocationID.x;
     float acc = IS_MAX != 0u ? -3.402823466e38 : 0.0;
     for (uint i = lid; i < p.HW; i += gl_WorkGroupSize.x) {
-        float v = x[plane * p.HW + i];
+        float v = float(x[plane * p.HW + i]);
         acc = IS_MAX != 0u ? max(acc, v) : acc + v;
     }
     partial[lid] = acc;
@@ -28,5 +29,5 @@ void main() {
         if (lid < s) partial[lid] = IS_MAX != 0u ? max(partial[lid], partial[lid + s]) : partial[lid] + partial[lid + s];
         barrier();
     }
-    if (lid == 0) y[plane] = activate(IS_MAX != 0u ? partial[0] : partial[0] / float(p.HW));
+    if (lid == 0) y[plane] = T(activate(IS_MAX != 0u ? partial[0] : partial[0] / float(p.HW)));
 }

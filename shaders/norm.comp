@@ -6,18 +6,19 @@
 // row; otherwise one workgroup per row with shared-memory tree sums. STATS (a variant) also
 // writes each row's mean and 1/sqrt(var + eps).
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint INSTANCE = 0;
 layout(constant_id = 7) const uint PER_THREAD = 0;
 layout(constant_id = 8) const uint HAS_BIAS = 1;
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
-layout(std430, binding = 2) readonly buffer Scale { float scale[]; };
-layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
+layout(std430, binding = 2) readonly buffer Scale { T scale[]; };
+layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 #ifdef STATS
-layout(std430, binding = 4) writeonly buffer MeanOut { float meanOut[]; };
-layout(std430, binding = 5) writeonly buffer InvStdOut { float invStdOut[]; };
+layout(std430, binding = 4) writeonly buffer MeanOut { T meanOut[]; };
+layout(std430, binding = 5) writeonly buffer InvStdOut { T invStdOut[]; };
 #endif
 
 layout(push_constant) uniform Params {
@@ -50,12 +51,12 @@ void main() {
     uint step = perThread ? 1u : gl_WorkGroupSize.x;
 
     float s = 0.0;
-    for (uint j = first; j < p.len; j += step) s += x[base + j];
+    for (uint j = first; j < p.len; j += step) s += float(x[base + j]);
     if (!perThread) s = workgroupSum(s);
     float mean = s / float(p.len);
     float q = 0.0;
     for (uint j = first; j < p.len; j += step) {
-        float d = x[base + j] - mean;
+        float d = float(x[base + j]) - mean;
         q += d * d;
     }
     if (!perThread) q = workgroupSum(q);
@@ -63,13 +64,13 @@ void main() {
     uint c = row % p.C;
     for (uint j = first; j < p.len; j += step) {
         uint k = INSTANCE != 0u ? c : j;
-        float b = HAS_BIAS != 0u ? bias[k] : 0.0;
-        y[base + j] = activate((x[base + j] - mean) * invStd * scale[k] + b);
+        float b = HAS_BIAS != 0u ? float(bias[k]) : 0.0;
+        y[base + j] = T(activate((float(x[base + j]) - mean) * invStd * float(scale[k]) + b));
     }
 #ifdef STATS
     if (first == 0u) {
-        meanOut[row] = mean;
-        invStdOut[row] = invStd;
+        meanOut[row] = T(mean);
+        invStdOut[row] = T(invStd);
     }
 #endif
 }

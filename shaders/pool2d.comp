@@ -1,12 +1,13 @@
 #version 450
 // MaxPool / AveragePool over NCHW, one output element per invocation.
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint IS_MAX = 1;
 layout(constant_id = 7) const uint COUNT_INCLUDE_PAD = 0;
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint NC, H, W, OH;
@@ -32,7 +33,7 @@ void main() {
             int ix = x0 + int(kx * p.DW);
             bool inside = iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W);
             if (inside) {
-                float v = x[(nc * p.H + uint(iy)) * p.W + uint(ix)];
+                float v = float(x[(nc * p.H + uint(iy)) * p.W + uint(ix)]);
                 acc = IS_MAX != 0u ? max(acc, v) : acc + v;
                 ++count;
             } else if (COUNT_INCLUDE_PAD != 0u && iy < int(p.H + p.padBottom) && ix < int(p.W + p.padRight)) {
@@ -41,5 +42,5 @@ void main() {
         }
     }
     if (IS_MAX == 0u) acc = count > 0u ? acc / float(count) : 0.0;
-    y[idx] = activate(acc);
+    y[idx] = T(activate(acc));
 }

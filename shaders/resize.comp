@@ -2,13 +2,14 @@
 // Resize over the last two dimensions of NCHW: nearest (every ONNX nearest_mode) or
 // bilinear, with the ONNX coordinate transformation modes.
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint LINEAR = 0;
 layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode
 layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint NC, IH, IW, OH;
@@ -44,16 +45,16 @@ void main() {
     uint base = nc * p.IH * p.IW;
     float v;
     if (LINEAR == 0u) {
-        v = x[base + uint(nearestIndex(cy, p.IH)) * p.IW + uint(nearestIndex(cx, p.IW))];
+        v = float(x[base + uint(nearestIndex(cy, p.IH)) * p.IW + uint(nearestIndex(cx, p.IW))]);
     } else {
         cy = clamp(cy, 0.0, float(p.IH - 1u));
         cx = clamp(cx, 0.0, float(p.IW - 1u));
         uint y0 = uint(floor(cy)), x0 = uint(floor(cx));
         uint y1 = min(y0 + 1u, p.IH - 1u), x1 = min(x0 + 1u, p.IW - 1u);
         float fy = cy - float(y0), fx = cx - float(x0);
-        float top = mix(x[base + y0 * p.IW + x0], x[base + y0 * p.IW + x1], fx);
-        float bot = mix(x[base + y1 * p.IW + x0], x[base + y1 * p.IW + x1], fx);
+        float top = mix(float(x[base + y0 * p.IW + x0]), float(x[base + y0 * p.IW + x1]), fx);
+        float bot = mix(float(x[base + y1 * p.IW + x0]), float(x[base + y1 * p.IW + x1]), fx);
         v = mix(top, bot, fy);
     }
-    y[idx] = activate(v);
+    y[idx] = T(activate(v));
 }

@@ -5,14 +5,15 @@
 // divides by scale * length - 1, not by the rounded output size - 1). Separable: up to 4
 // taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis.
 #include "common.glsl"
+#include "types.glsl"
 
 layout(constant_id = 6) const uint MODE = 0;          // 0 nearest, 1 linear, 2 cubic
 layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode (5 = tf_crop_and_resize)
 layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
 layout(constant_id = 9) const uint EXCLUDE_OUTSIDE = 0;
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint NC, IH, IW, OH;
@@ -73,7 +74,7 @@ void main() {
     float cy = sourceCoord(oy, p.scaleH, p.IH, p.lenH, p.roiH0, p.roiH1, outside);
     float cx = sourceCoord(ox, p.scaleW, p.IW, p.lenW, p.roiW0, p.roiW1, outside);
     if (outside) {
-        y[idx] = activate(p.extrapolation);
+        y[idx] = T(activate(p.extrapolation));
         return;
     }
     int fy, fx;
@@ -87,8 +88,8 @@ void main() {
         uint yy = uint(clamp(fy + i, 0, int(p.IH) - 1));
         float row = 0.0;
         for (int j = 0; j < 4; ++j)
-            if (wx[j] != 0.0) row += wx[j] * x[base + yy * p.IW + uint(clamp(fx + j, 0, int(p.IW) - 1))];
+            if (wx[j] != 0.0) row += wx[j] * float(x[base + yy * p.IW + uint(clamp(fx + j, 0, int(p.IW) - 1))]);
         acc += wy[i] * row;
     }
-    y[idx] = activate(acc);
+    y[idx] = T(activate(acc));
 }

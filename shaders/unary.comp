@@ -1,9 +1,10 @@
 #version 450
 // Element-wise activation (the standalone form of what other kernels fuse).
 #include "common.glsl"
+#include "types.glsl"
 
-layout(std430, binding = 0) writeonly buffer Out { float y[]; };
-layout(std430, binding = 1) readonly buffer In { float x[]; };
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint count;
@@ -12,5 +13,5 @@ layout(push_constant) uniform Params {
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     if (idx >= p.count) return;
-    y[idx] = activate(x[idx]);
+    y[idx] = T(activate(float(x[idx])));
 }

@@ -16,10 +16,15 @@ enum class SyncMode {
 };
 
 enum class Precision {
-    Float32,
+    Float32,  // float32 tensors and arithmetic (default; the reference)
+    // float16 storage of the float tensors (weights, activations), float32 arithmetic in the
+    // kernels. Graph inputs and outputs stay float32 (converted on the GPU). Needs
+    // storageBuffer16BitAccess and shaderFloat16. Accuracy per model: docs/BENCHMARKS.md.
+    Float16,
 };
 
 const char* syncModeName(SyncMode mode);
+const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI spells them
 
 struct PlanOptions {
     SyncMode sync = SyncMode::Minimal;

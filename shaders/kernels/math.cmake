@@ -4,8 +4,8 @@
 # unary.cpp: Exp, Erf, Elu, trigonometry, ... (integer variants: Neg, Abs, Sign).
 vkinfer_typed_shader(unary_math unary_math.comp TYPES f32 f16 i32 i64)
 
-# elementwise.cpp: broadcasting arithmetic beyond float32 (binary.comp keeps float32 with
-# fused activations), Mod, PRelu; float64 Max/Min on bit patterns.
+# elementwise.cpp: broadcasting arithmetic beyond float32 and float16 (binary.comp serves
+# those, with fused activations), Mod, PRelu; float64 Max/Min on bit patterns.
 vkinfer_typed_shader(eltwise eltwise.comp TYPES f32 f16 i32 i64 i8 u8 i16 u16 u32 u64)
 vkinfer_shader(minmax_f64 minmax_f64.comp)
 
@@ -55,7 +55,7 @@ vkinfer_typed_shader(softmax softmax.comp TYPES f32 f16)
 
 # normalization.cpp: Layer/InstanceNormalization (norm_stats also writes Mean, InvStdDev);
 # BatchNormalization with statistics in buffers, and training mode's batch statistics.
-vkinfer_shader(norm norm.comp)
-vkinfer_shader(norm_stats norm.comp DEFINES STATS)
-vkinfer_shader(batchnorm batchnorm.comp)
-vkinfer_shader(batchnorm_stats batchnorm_stats.comp)
+vkinfer_typed_shader(norm norm.comp TYPES f32 f16)
+vkinfer_typed_shader(norm_stats norm.comp TYPES f32 f16 DEFINES STATS)
+vkinfer_typed_shader(batchnorm batchnorm.comp TYPES f32 f16)
+vkinfer_typed_shader(batchnorm_stats batchnorm_stats.comp TYPES f32 f16)

@@ -139,10 +139,11 @@ void lowerWhere(LowerContext& ctx, const Node& n) {
 void registerCompareOps(std::vector<OpDef>& t) {
     // Opset 7 replaced the broadcast/axis attributes with NumPy broadcasting.
     for (const char* op : {"Equal", "Less", "Greater", "And", "Or", "Xor"})
-        t.push_back({op, 7, 1000, inferCompare, evalCompare, lowerCompare});
-    for (const char* op : {"LessOrEqual", "GreaterOrEqual"}) t.push_back({op, 12, 1000, inferCompare, evalCompare, lowerCompare});
-    t.push_back({"Not", 1, 1000, inferNot, evalNot, lowerNot});
-    t.push_back({"Where", 9, 1000, inferWhere, evalWhere, lowerWhere});
+        t.push_back(withFp16({op, 7, 1000, inferCompare, evalCompare, lowerCompare}));
+    for (const char* op : {"LessOrEqual", "GreaterOrEqual"})
+        t.push_back(withFp16({op, 12, 1000, inferCompare, evalCompare, lowerCompare}));
+    t.push_back(withFp16({"Not", 1, 1000, inferNot, evalNot, lowerNot}));
+    t.push_back(withFp16({"Where", 9, 1000, inferWhere, evalWhere, lowerWhere}));
 }
 
 }  // namespace vkinfer::ops

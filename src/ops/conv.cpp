@@ -150,8 +150,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
     requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
+    // float32, or float16 throughout (weights, bias, residual and output too).
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.input(3), n.outputs[0]});
     int bias = n.input(2);
-    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(DataType::Float32, {g.M}));
+    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
     const bool residual = n.input(3) >= 0;
     const int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
     const int64_t pixels = g.N * g.OH * g.OW;
@@ -160,7 +162,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     int kTable = -1;
     // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
     if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
-        d = &ctx.emit(std::string("conv2d_direct") + (residual ? "_res" : ""));
+        d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));
         d->localSize = {64, 1, 1};
         d->groups = grid1d(g.N * g.M * g.OH * g.OW, 64);
     } else {
@@ -169,7 +171,8 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         // z holds group x m-tile; pixel tiles go along x and spill into y (see conv2d.comp).
         int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
         if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
-        d = &ctx.emit(std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : ""));
+        std::string kernel = std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : "");
+        d = &ctx.emit(typedKernel(n, kernel, type));
         d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
         auto grid = grid1d(pixels, bn);
         d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles)};
@@ -187,7 +190,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerConvOps(std::vector<OpDef>& t) {
-    t.push_back({"Conv", 1, 1000, inferConv, evalConv, lowerConv});
+    t.push_back(withFp16({"Conv", 1, 1000, inferConv, evalConv, lowerConv}));
 }
 
 }  // namespace vkinfer::ops

@@ -144,9 +144,10 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n,
                      std::max({count, ctx.value(n.inputs[0]).elementCount(), ctx.value(n.inputs[1]).elementCount()}));
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.outputs[0]});
     int bias = n.input(2);
-    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(DataType::Float32, {g.M}));
-    Dispatch& d = ctx.emit("conv_transpose");
+    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
+    Dispatch& d = ctx.emit(typedKernel(n, "conv_transpose", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, M, groups;
@@ -168,7 +169,7 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerConvTransposeOps(std::vector<OpDef>& t) {
-    t.push_back({"ConvTranspose", 1, 1000, inferConvTranspose, evalConvTranspose, lowerConvTranspose});
+    t.push_back(withFp16({"ConvTranspose", 1, 1000, inferConvTranspose, evalConvTranspose, lowerConvTranspose}));
 }
 
 }  // namespace vkinfer::ops

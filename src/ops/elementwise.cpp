@@ -12,7 +12,7 @@ namespace vkinfer::ops {
 
 namespace {
 
-// Matches OP in shaders/binary.comp (float32, with a fused activation: 0-6) and
+// Matches OP in shaders/binary.comp (float32 and float16, with a fused activation: 0-6) and
 // shaders/eltwise.comp (every type: all of them).
 enum class BinaryOp : uint32_t { Add = 0, Sub = 1, Mul = 2, Div = 3, Max = 4, Min = 5, Pow = 6, Mod = 7, Fmod = 8, PRelu = 9 };
 
@@ -134,11 +134,14 @@ void evalBinary(const Node& n, std::span<const Tensor* const> in, std::span<Tens
     out[0] = castTensor(n, y, in[0]->dtype());
 }
 
-// One broadcast dispatch out = op(a, b) in `type`: float32 arithmetic goes to binary.comp
-// (which applies a fused activation), everything else to the typed eltwise.comp.
+// One broadcast dispatch out = op(a, b) in `type`: float32 arithmetic (Add to Pow) and float16
+// (Add to Min) go to binary.comp, which applies a fused activation; everything else to the
+// typed eltwise.comp (float16 Pow too: its pow is exact for integral exponents).
 void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, int out, int a, int b,
                 const graph::Activation& act, bool typedOnly = false) {
-    bool f32 = !typedOnly && type == DataType::Float32 && static_cast<uint32_t>(op) <= static_cast<uint32_t>(BinaryOp::Pow);
+    const BinaryOp lastOp = type == DataType::Float16 ? BinaryOp::Min : BinaryOp::Pow;
+    bool f32 = !typedOnly && (type == DataType::Float32 || type == DataType::Float16) &&
+               static_cast<uint32_t>(op) <= static_cast<uint32_t>(lastOp);
     if (!f32 && act.kind != graph::ActKind::None) unsupported(n, "a fused activation needs float32 arithmetic");
     auto p = broadcastParams<2>(n, ctx.value(out).shape, {ctx.value(a).shape, ctx.value(b).shape});
     // float64 has no arithmetic without shaderFloat64 (not enabled); Max and Min are exact
@@ -147,7 +150,7 @@ void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, in
     if (f64 && op != BinaryOp::Max && op != BinaryOp::Min)
         unsupported(n, "{} of float64 tensors runs on the CPU reference only (the engine does not enable shaderFloat64)",
                     n.opType);
-    Dispatch& d = ctx.emit(f64 ? std::string("minmax_f64") : f32 ? std::string("binary") : typedKernel(n, "eltwise", type));
+    Dispatch& d = ctx.emit(f64 ? std::string("minmax_f64") : typedKernel(n, f32 ? "binary" : "eltwise", type));
     setActivation(d, act);
     d.spec.push_back(f64 ? (op == BinaryOp::Min ? 1u : 0u) : static_cast<uint32_t>(op));
     d.setPush(p);
@@ -339,7 +342,9 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
         bool constantBounds = true;
         for (size_t i = 1; i < n.inputs.size(); ++i)
             constantBounds &= n.inputs[i] < 0 || ctx.value(n.inputs[i]).constant.has_value();
-        if (!constantBounds || ctx.value(n.inputs[0]).dtype != DataType::Float32) return lowerClipBroadcast(ctx, n);
+        DataType type = ctx.value(n.inputs[0]).dtype;
+        bool isFloat = type == DataType::Float32 || type == DataType::Float16;
+        if (!constantBounds || !isFloat) return lowerClipBroadcast(ctx, n);
     }
     std::vector<const Tensor*> bounds;
     for (size_t i = 1; i < n.inputs.size(); ++i)
@@ -347,7 +352,7 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
     graph::Activation a = activationOfNode(n, bounds);
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit("unary");
+    Dispatch& d = ctx.emit(typedKernel(n, "unary", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
     setActivation(d, a);
     struct {
         uint32_t count;
@@ -363,12 +368,13 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
 void registerElementwiseOps(std::vector<OpDef>& t) {
     // Opset 7 brought NumPy broadcasting (and PRelu's unidirectional slope broadcast).
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"})
-        t.push_back({op, 7, 1000, inferBinary, evalBinary, lowerBinary});
-    t.push_back({"Mod", 10, 1000, inferBinary, evalBinary, lowerBinary});
+        t.push_back(withFp16({op, 7, 1000, inferBinary, evalBinary, lowerBinary}));
+    t.push_back(withFp16({"Mod", 10, 1000, inferBinary, evalBinary, lowerBinary}));
     // Before opset 8 these required equal shapes, a case of broadcasting.
-    for (const char* op : {"Sum", "Mean", "Max", "Min"}) t.push_back({op, 1, 1000, inferVariadic, evalVariadic, lowerVariadic});
+    for (const char* op : {"Sum", "Mean", "Max", "Min"})
+        t.push_back(withFp16({op, 1, 1000, inferVariadic, evalVariadic, lowerVariadic}));
     for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu"})
-        t.push_back({op, 1, 1000, inferUnary, evalUnary, lowerUnary});
+        t.push_back(withFp16({op, 1, 1000, inferUnary, evalUnary, lowerUnary}));
 }
 
 }  // namespace vkinfer::ops

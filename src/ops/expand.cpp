@@ -86,8 +86,8 @@ void lowerTile(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerExpandOps(std::vector<OpDef>& t) {
-    t.push_back({"Expand", 8, 1000, inferExpand, evalExpand, lowerExpand});
-    t.push_back({"Tile", 6, 1000, inferTile, evalTile, lowerTile});
+    t.push_back(withFp16({"Expand", 8, 1000, inferExpand, evalExpand, lowerExpand}));
+    t.push_back(withFp16({"Tile", 6, 1000, inferTile, evalTile, lowerTile}));
 }
 
 }  // namespace vkinfer::ops

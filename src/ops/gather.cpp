@@ -306,10 +306,10 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerGatherOps(std::vector<OpDef>& t) {
-    t.push_back({"Gather", 1, 1000, inferGather, evalGather, lowerGather});
-    t.push_back({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements});
-    t.push_back({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter});
-    t.push_back({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter});
+    t.push_back(withFp16({"Gather", 1, 1000, inferGather, evalGather, lowerGather}));
+    t.push_back(withFp16({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements}));
+    t.push_back(withFp16({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter}));
+    t.push_back(withFp16({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter}));
 }
 
 }  // namespace vkinfer::ops

@@ -49,6 +49,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     bool smallM = p.M <= 16;
     std::string kernel = smallM ? "gemm_t16x128" : "gemm_t64x64";
     if (p.hasC) kernel += "_c";
+    // float32, or float16 throughout.
+    kernel = typedKernel(n, kernel, floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, n.outputs[0]}));
     uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
     // The tile grid has no 65535-group spill: refuse rather than exceed the guaranteed
     // maxComputeWorkGroupCount.
@@ -188,8 +190,8 @@ void lowerMatMul(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerGemmOps(std::vector<OpDef>& t) {
-    t.push_back({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm});
-    t.push_back({"MatMul", 1, 1000, inferMatMul, evalMatMul, lowerMatMul});
+    t.push_back(withFp16({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm}));
+    t.push_back(withFp16({"MatMul", 1, 1000, inferMatMul, evalMatMul, lowerMatMul}));
 }
 
 }  // namespace vkinfer::ops

@@ -278,12 +278,13 @@ void lowerPermutation(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerLayoutOps(std::vector<OpDef>& t) {
+    // Views and copies move bytes of any element type: all fp16-capable.
     for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
-        t.push_back({op, 1, 1000, inferView, evalView, nullptr, true});
-    t.push_back({"Dropout", 1, 1000, inferDropout, evalDropout, nullptr, true});
-    t.push_back({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat});
+        t.push_back(withFp16({op, 1, 1000, inferView, evalView, nullptr, true}));
+    t.push_back(withFp16({"Dropout", 1, 1000, inferDropout, evalDropout, nullptr, true}));
+    t.push_back(withFp16({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat}));
     for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"})
-        t.push_back({op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation});
+        t.push_back(withFp16({op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation}));
 }
 
 }  // namespace vkinfer::ops

@@ -4,6 +4,7 @@
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
 // with constant statistics into the Conv before it.
 #include <cmath>
+#include <cstring>
 
 #include "ops/activation.h"
 #include "ops/op_util.h"
@@ -69,9 +70,10 @@ void inferNorm(Graph& g, const Node& n) {
 // that size, is returned as is).
 Tensor expandParam(const Node& n, const Tensor& t, const Shape& normalized) {
     if (t.elementCount() == elementCount(normalized)) return t;
-    Tensor out(DataType::Float32, normalized);
+    Tensor out(t.dtype(), normalized);  // float32, or float16 under Float16 precision
+    const size_t es = dataTypeSize(t.dtype());
     broadcastWalk<1>(normalized, {t.shape()}, [&](int64_t i, const std::array<int64_t, 1>& off) {
-        out.as<float>()[i] = t.as<float>()[off[0]];
+        std::memcpy(out.data() + i * es, t.data() + off[0] * es, es);
     });
     (void)n;
     return out;
@@ -121,18 +123,21 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     Shape normalized(x.begin() + l.axis, x.end());
     requireIndexable(n, elementCount(x));
     if (l.len == 0) unsupported(n, "normalizing empty rows is not supported");
+    int meanOut = n.outputs.size() > 1 ? n.outputs[1] : -1;
+    int invStdOut = n.outputs.size() > 2 ? n.outputs[2] : -1;
+    // float32, or float16 throughout (parameters and statistics too).
+    const DataType type =
+        floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.outputs[0], meanOut, invStdOut});
     int scale = paramFor(ctx, n, 1, normalized);
     bool hasBias = n.input(2) >= 0;
     int bias = hasBias ? paramFor(ctx, n, 2, normalized) : scale;  // bound but unread without bias
-    int meanOut = n.outputs.size() > 1 ? n.outputs[1] : -1;
-    int invStdOut = n.outputs.size() > 2 ? n.outputs[2] : -1;
     bool stats = meanOut >= 0 || invStdOut >= 0;
     // The kernel writes both statistics; one that the graph does not want goes to scratch.
     Shape statShape = {l.rows};
-    if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", DataType::Float32, statShape);
-    if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", DataType::Float32, statShape);
+    if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", type, statShape);
+    if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", type, statShape);
     bool perThread = rowPerThread(l.rows, l.len);
-    Dispatch& d = ctx.emit(stats ? "norm_stats" : "norm");
+    Dispatch& d = ctx.emit(typedKernel(n, stats ? "norm_stats" : "norm", type));
     setActivation(d, n.activation);
     d.spec.push_back(isLayer(n) ? 0 : 1);
     d.spec.push_back(perThread ? 1 : 0);
@@ -232,12 +237,18 @@ void lowerBatchNormFolded(LowerContext& ctx, const Node& n) {
         k[i] = static_cast<float>(ki);
         sh[i] = static_cast<float>(bias.getDouble(i) - mean.getDouble(i) * ki);
     }
-    int kScale = ctx.addConstant(n.name + "_scale", Tensor::fromVector(DataType::Float32, {C}, k));
-    int kShift = ctx.addConstant(n.name + "_shift", Tensor::fromVector(DataType::Float32, {C}, sh));
+    // Folded in float32 from the float32 parameters (Float16 precision keeps them float32:
+    // passes/precision.cpp), then stored in the data's type.
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    auto param = [&](const std::vector<float>& v) {
+        return narrowFromFloat32(Tensor::fromVector(DataType::Float32, {C}, v), type);
+    };
+    int kScale = ctx.addConstant(n.name + "_scale", param(k));
+    int kShift = ctx.addConstant(n.name + "_shift", param(sh));
     ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
     int64_t count = ctx.value(n.inputs[0]).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit("channel_affine");
+    Dispatch& d = ctx.emit(typedKernel(n, "channel_affine", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, inner;
@@ -253,7 +264,8 @@ void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
     ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
     int64_t count = ctx.value(n.inputs[0]).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit("batchnorm");
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.inputs[2], mean, var, n.outputs[0]});
+    Dispatch& d = ctx.emit(typedKernel(n, "batchnorm", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, inner;
@@ -268,15 +280,15 @@ void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
 void lowerBatchNormTraining(LowerContext& ctx, const Node& n) {
     ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
     requireIndexable(n, ctx.value(n.inputs[0]).elementCount());
-    int batchMean = ctx.addScratch(n.name + "_batch_mean", DataType::Float32, {l.C});
-    int batchVar = ctx.addScratch(n.name + "_batch_var", DataType::Float32, {l.C});
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[3], n.inputs[4]});
+    int batchMean = ctx.addScratch(n.name + "_batch_mean", type, {l.C});
+    int batchVar = ctx.addScratch(n.name + "_batch_var", type, {l.C});
     // Running statistics nobody reads still need a place to go.
     auto outputOrScratch = [&](size_t i, const char* hint) {
-        return i < n.outputs.size() && n.outputs[i] >= 0 ? n.outputs[i]
-                                                         : ctx.addScratch(n.name + hint, DataType::Float32, {l.C});
+        return i < n.outputs.size() && n.outputs[i] >= 0 ? n.outputs[i] : ctx.addScratch(n.name + hint, type, {l.C});
     };
     int runMean = outputOrScratch(1, "_running_mean"), runVar = outputOrScratch(2, "_running_var");
-    Dispatch& d = ctx.emit("batchnorm_stats");
+    Dispatch& d = ctx.emit(typedKernel(n, "batchnorm_stats", type));
     setActivation(d, graph::Activation{});
     struct {
         uint32_t N, C, inner;
@@ -301,9 +313,9 @@ void lowerBatchNorm(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerNormalizationOps(std::vector<OpDef>& t) {
-    t.push_back({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm});
-    t.push_back({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm});
-    t.push_back({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm});
+    t.push_back(withFp16({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm}));
+    t.push_back(withFp16({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm}));
+    t.push_back(withFp16({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm}));
 }
 
 }  // namespace vkinfer::ops

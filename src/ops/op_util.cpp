@@ -233,6 +233,21 @@ std::string typedKernel(const Node& n, const std::string& base, DataType type) {
     return name;
 }
 
+DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std::initializer_list<int> same) {
+    const auto& v = ctx.value(value);
+    DataType t = v.dtype;
+    if (t != DataType::Float32 && t != DataType::Float16)
+        unsupported(n, "tensor '{}' is {}; this operator runs on float32 (or float16) only", v.name, dataTypeName(t));
+    for (int o : same) {
+        if (o < 0) continue;
+        const auto& w = ctx.value(o);
+        if (w.dtype != t)
+            unsupported(n, "tensor '{}' is {} but '{}' is {}; the kernel needs one element type", w.name,
+                        dataTypeName(w.dtype), v.name, dataTypeName(t));
+    }
+    return t;
+}
+
 Tensor toFloat32(const Tensor& t) {
     if (t.dtype() != DataType::Float16) return t;
     Tensor f(DataType::Float32, t.shape());

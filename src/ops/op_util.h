@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -74,6 +75,12 @@ std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local);
 std::string typedKernel(const Node& n, const std::string& base, DataType type);
 // The suffix typed kernels use for `type` ("f32", "i64", "u8" for bool and uint8, ...).
 const char* typeSuffix(DataType type);
+
+// The element type a float kernel with float32 and float16 variants runs in for this node:
+// the type of `value` (float32, or float16 under PlanOptions::precision = Float16); every
+// value in `same` (-1 for an omitted operand is skipped) must have that type too (weights,
+// bias, residual, ...). Throws Unsupported naming the node and tensor otherwise.
+DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std::initializer_list<int> same = {});
 
 // Narrowing for push constants (sizes were checked by requireIndexable).
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }

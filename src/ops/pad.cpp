@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/half.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -44,6 +45,8 @@ PadSpec padSpec(const Node& n, const Shape& in, DataType type, const Tensor* pad
         float v = n.attrFloat("value", 0.0f);
         if (type == DataType::Float32)
             std::memcpy(value.data(), &v, 4);
+        else if (type == DataType::Float16)
+            value.as<uint16_t>()[0] = floatToHalf(v);
         else if (v != 0.0f)
             unsupported(n, "a non-zero value attribute on {} data", dataTypeName(type));
     } else {
@@ -51,9 +54,14 @@ PadSpec padSpec(const Node& n, const Shape& in, DataType type, const Tensor* pad
         pads = tensorInts(*padsT);
         if (axesT) axes = tensorInts(*axesT);
         if (valueT && valueT->elementCount() > 0) {
-            if (valueT->dtype() != type)
+            if (type == DataType::Float16 && valueT->dtype() == DataType::Float32) {
+                // Float16 precision (passes/precision.cpp) keeps the constant float32: narrow it.
+                value.as<uint16_t>()[0] = floatToHalf(valueT->as<float>()[0]);
+            } else if (valueT->dtype() != type) {
                 shapeError(n, "constant_value is {}, data is {}", dataTypeName(valueT->dtype()), dataTypeName(type));
-            std::memcpy(value.data(), valueT->data(), dataTypeSize(type));
+            } else {
+                std::memcpy(value.data(), valueT->data(), dataTypeSize(type));
+            }
         }
     }
     std::memcpy(&s.valueBits, value.data(), std::min<size_t>(value.byteSize(), 8));
@@ -183,6 +191,6 @@ void lowerPad(LowerContext& ctx, const Node& n) {
 
 }  // namespace
 
-void registerPadOps(std::vector<OpDef>& t) { t.push_back({"Pad", 1, 1000, inferPad, evalPad, lowerPad}); }
+void registerPadOps(std::vector<OpDef>& t) { t.push_back(withFp16({"Pad", 1, 1000, inferPad, evalPad, lowerPad})); }
 
 }  // namespace vkinfer::ops

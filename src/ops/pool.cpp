@@ -149,7 +149,7 @@ void evalPool(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
 
 // 1-D and 2-D float pooling without indices: pool2d.comp.
 void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax) {
-    Dispatch& d = ctx.emit("pool2d");
+    Dispatch& d = ctx.emit(typedKernel(n, "pool2d", ctx.value(n.inputs[0]).dtype));
     setActivation(d, n.activation);
     d.spec.push_back(isMax ? 1 : 0);
     d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
@@ -170,7 +170,8 @@ void lowerPool(LowerContext& ctx, const Node& n) {
     int64_t count = g.NC * g.OD * g.OH * g.OW;
     requireIndexable(n, std::max(count, x.elementCount()));
     const bool indices = IsMax && wantsIndices(n);
-    if (g.sp <= 2 && x.dtype == DataType::Float32 && !indices) return emitPool2d(ctx, n, g, IsMax);
+    bool isFloat = x.dtype == DataType::Float32 || x.dtype == DataType::Float16;
+    if (g.sp <= 2 && isFloat && !indices) return emitPool2d(ctx, n, g, IsMax);
     // 3-D windows, uint8 data or the Indices output: pool_nd.comp.
     Dispatch& d = ctx.emit(typedKernel(n, indices ? "pool_nd_idx" : "pool_nd", x.dtype));
     setActivation(d, n.activation);
@@ -216,7 +217,7 @@ void lowerGlobalPool(LowerContext& ctx, const Node& n) {
     const Shape& s = ctx.value(n.inputs[0]).shape;
     int64_t nc = s[0] * s[1], hw = ctx.value(n.inputs[0]).elementCount() / std::max<int64_t>(nc, 1);
     requireIndexable(n, ctx.value(n.inputs[0]).elementCount());
-    Dispatch& d = ctx.emit("global_pool");
+    Dispatch& d = ctx.emit(typedKernel(n, "global_pool", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
     setActivation(d, n.activation);
     d.spec.push_back(IsMax ? 1 : 0);
     struct {
@@ -232,10 +233,12 @@ void lowerGlobalPool(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerPoolOps(std::vector<OpDef>& t) {
-    t.push_back({"MaxPool", 1, 1000, inferPool<true>, evalPool<true>, lowerPool<true>});
-    t.push_back({"AveragePool", 1, 1000, inferPool<false>, evalPool<false>, lowerPool<false>});
-    t.push_back({"GlobalAveragePool", 1, 1000, inferGlobalPool<false>, evalGlobalPool<false>, lowerGlobalPool<false>});
-    t.push_back({"GlobalMaxPool", 1, 1000, inferGlobalPool<true>, evalGlobalPool<true>, lowerGlobalPool<true>});
+    t.push_back(withFp16({"MaxPool", 1, 1000, inferPool<true>, evalPool<true>, lowerPool<true>}));
+    t.push_back(withFp16({"AveragePool", 1, 1000, inferPool<false>, evalPool<false>, lowerPool<false>}));
+    t.push_back(withFp16(
+        {"GlobalAveragePool", 1, 1000, inferGlobalPool<false>, evalGlobalPool<false>, lowerGlobalPool<false>}));
+    t.push_back(
+        withFp16({"GlobalMaxPool", 1, 1000, inferGlobalPool<true>, evalGlobalPool<true>, lowerGlobalPool<true>}));
 }
 
 }  // namespace vkinfer::ops

@@ -316,8 +316,8 @@ void lowerArg(LowerContext& ctx, const Node& n) {
 void registerReduceOps(std::vector<OpDef>& t) {
     for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",
                            "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"})
-        t.push_back({op, 1, 1000, inferReduce, evalReduce, lowerReduce});
-    for (const char* op : {"ArgMax", "ArgMin"}) t.push_back({op, 1, 1000, inferArg, evalArg, lowerArg});
+        t.push_back(withFp16({op, 1, 1000, inferReduce, evalReduce, lowerReduce}));
+    for (const char* op : {"ArgMax", "ArgMin"}) t.push_back(withFp16({op, 1, 1000, inferArg, evalArg, lowerArg}));
 }
 
 }  // namespace vkinfer::ops

@@ -29,7 +29,17 @@ struct OpDef {
     EvalFn evaluate = nullptr;
     LowerFn lower = nullptr;   // null: the op is a view (output aliases input 0) or CPU-only
     bool isView = false;       // output 0 shares input 0's bytes (Reshape, Flatten, ...)
+    // The lowering runs the node with float16 tensors in place of float32 ones (every float
+    // operand and output float16, arithmetic in float32), so PlanOptions::precision = Float16
+    // keeps the node's float tensors in float16 (passes/precision.cpp); other nodes get casts.
+    bool fp16 = false;
 };
+
+// `d` marked fp16-capable (OpDef::fp16).
+inline OpDef withFp16(OpDef d) {
+    d.fp16 = true;
+    return d;
+}
 
 // The entry for (op type, opset), or null.
 const OpDef* findOp(std::string_view type, int64_t opset);

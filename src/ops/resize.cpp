@@ -276,7 +276,7 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     const Shape& in = ctx.value(n.inputs[0]).shape;
     const size_t r = in.size();
     int64_t count = ctx.value(n.outputs[0]).elementCount();
-    Dispatch& d = ctx.emit("resize_general");
+    Dispatch& d = ctx.emit(typedKernel(n, "resize_general", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
     setActivation(d, n.activation);
     d.spec.push_back(s.cubic ? 2 : s.linear ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(s.coord));
@@ -344,7 +344,7 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
     if (s.general) return lowerResizeGeneral(ctx, n, s);
-    Dispatch& d = ctx.emit("resize");
+    Dispatch& d = ctx.emit(typedKernel(n, "resize", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
     setActivation(d, n.activation);
     d.spec.push_back(s.linear ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(s.coord));
@@ -377,8 +377,8 @@ void evalResize(const Node& n, std::span<const Tensor* const> in, std::span<Tens
 }  // namespace
 
 void registerResizeOps(std::vector<OpDef>& t) {
-    t.push_back({"Resize", 10, 1000, inferResize, evalResize, lowerResize});
-    t.push_back({"Upsample", 7, 9, inferResize, evalResize, lowerResize});
+    t.push_back(withFp16({"Resize", 10, 1000, inferResize, evalResize, lowerResize}));
+    t.push_back(withFp16({"Upsample", 7, 9, inferResize, evalResize, lowerResize}));
 }
 
 }  // namespace vkinfer::ops

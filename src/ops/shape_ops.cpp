@@ -132,8 +132,9 @@ void evalRange(const Node& n, std::span<const Tensor* const> in, std::span<Tenso
 }  // namespace
 
 void registerShapeOps(std::vector<OpDef>& t) {
-    t.push_back({"Shape", 1, 1000, inferShape, evalShape, nullptr});
-    t.push_back({"Size", 1, 1000, inferSize, evalSize, nullptr});
+    // Shape and Size read only their input's shape, whatever its type.
+    t.push_back(withFp16({"Shape", 1, 1000, inferShape, evalShape, nullptr}));
+    t.push_back(withFp16({"Size", 1, 1000, inferSize, evalSize, nullptr}));
     t.push_back({"ConstantOfShape", 9, 1000, inferConstantOfShape, evalConstantOfShape, nullptr});
     t.push_back({"Range", 11, 1000, inferRange, evalRange, nullptr});
 }

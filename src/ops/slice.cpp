@@ -185,8 +185,8 @@ void lowerSplit(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerSliceOps(std::vector<OpDef>& t) {
-    t.push_back({"Slice", 1, 1000, inferSlice, evalSlice, lowerSlice});
-    t.push_back({"Split", 1, 1000, inferSplit, evalSplit, lowerSplit});
+    t.push_back(withFp16({"Slice", 1, 1000, inferSlice, evalSlice, lowerSlice}));
+    t.push_back(withFp16({"Split", 1, 1000, inferSplit, evalSplit, lowerSplit}));
 }
 
 }  // namespace vkinfer::ops

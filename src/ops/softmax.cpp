@@ -85,8 +85,8 @@ void lowerSoftmax(LowerContext& ctx, const Node& n) {
 
 void registerSoftmaxOps(std::vector<OpDef>& t) {
     for (const char* op : {"Softmax", "LogSoftmax"}) {
-        t.push_back({op, 1, 12, inferSoftmax<1>, evalSoftmax<1>, lowerSoftmax<1>});
-        t.push_back({op, 13, 1000, inferSoftmax<13>, evalSoftmax<13>, lowerSoftmax<13>});
+        t.push_back(withFp16({op, 1, 12, inferSoftmax<1>, evalSoftmax<1>, lowerSoftmax<1>}));
+        t.push_back(withFp16({op, 13, 1000, inferSoftmax<13>, evalSoftmax<13>, lowerSoftmax<13>}));
     }
 }
 

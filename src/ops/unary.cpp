@@ -180,7 +180,8 @@ void lowerUnaryMath(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerUnaryOps(std::vector<OpDef>& t) {
-    for (const auto& u : kUnary) t.push_back({u.type, 1, 1000, inferUnaryMath, evalUnaryMath, lowerUnaryMath});
+    for (const auto& u : kUnary)
+        t.push_back(withFp16({u.type, 1, 1000, inferUnaryMath, evalUnaryMath, lowerUnaryMath}));
 }
 
 }  // namespace vkinfer::ops

@@ -8,6 +8,7 @@
 #include "ops/op_util.h"
 #include "ops/registry.h"
 #include "passes/fusion.h"
+#include "passes/precision.h"
 #include "passes/specialize.h"
 #include "plan/memory_planner.h"
 #include "plan/scheduler.h"
@@ -120,11 +121,13 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
                          const std::vector<NamedTensor>& values) {
     CompiledPlan plan;
     plan.sync = options.sync;
+    plan.precision = options.precision;
     plan.alignment = std::max<int64_t>(options.alignment, 16);
     for (int o : model.outputs) plan.outputNames.push_back(model.values[o].name);
 
     Graph g = passes::specialize(model, shapes, values);
     passes::runFusions(g);
+    if (options.precision == Precision::Float16) passes::convertToFloat16(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 
     // Views and in-place Concat.

@@ -50,6 +50,7 @@ struct CompiledPlan {
     std::vector<int> weightValues;           // constants uploaded to the weights allocation
     std::vector<std::string> viewNodes;      // nodes that need no dispatch (views, in-place Concat)
     SyncMode sync = SyncMode::Minimal;
+    Precision precision = Precision::Float32;
     int64_t alignment = 64;
     PlanSummary summary;
 

@@ -47,6 +47,7 @@ std::string planToJson(const CompiledPlan& plan) {
     json j;
     j["model"] = plan.graph.label;
     j["sync"] = syncModeName(plan.sync);
+    j["precision"] = precisionName(plan.precision);
     j["alignment"] = plan.alignment;
     json inputs = json::object();
     for (const auto& in : plan.graph.inputs) inputs[plan.graph.values[in.value].name] = shapeJson(plan.graph.values[in.value].shape);
@@ -121,10 +122,10 @@ std::string planToText(const CompiledPlan& plan) {
     }
     out += fmt::format(
         "{} dispatches, {} barriers (lower bound {}, {} waves); arena {:.2f} MiB for {:.2f} MiB of intermediates "
-        "({:.1f}%); weights {:.2f} MiB; sync {}\n",
+        "({:.1f}%); weights {:.2f} MiB; sync {}, {}\n",
         s.dispatches, s.barriers, s.barrierLowerBound, s.waves, s.arenaBytes / 1048576.0, s.intermediateBytes / 1048576.0,
         s.intermediateBytes ? 100.0 * s.arenaBytes / s.intermediateBytes : 0.0, s.weightBytes / 1048576.0,
-        syncModeName(plan.sync));
+        syncModeName(plan.sync), precisionName(plan.precision));
     return out;
 }
 

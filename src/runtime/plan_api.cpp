@@ -7,6 +7,7 @@
 namespace vkinfer {
 
 const char* syncModeName(SyncMode mode) { return mode == SyncMode::Minimal ? "minimal" : "conservative"; }
+const char* precisionName(Precision precision) { return precision == Precision::Float16 ? "fp16" : "fp32"; }
 
 namespace {
 

@@ -53,6 +53,11 @@ rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled
     auto it = plans.find(key);
     if (compiled) *compiled = it == plans.end();
     if (it != plans.end()) return *it->second;
+    if (options.precision == Precision::Float16) {  // float16 buffers, converted to float32 in the kernels
+        const vk::Device& device = *ctx().device;
+        device.require(device.enabled().storage16Bit, "storageBuffer16BitAccess", "float16 precision");
+        device.require(device.enabled().float16, "shaderFloat16", "float16 precision");
+    }
     auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), values);
     auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
     ctx().checkValidation("plan preparation");

@@ -46,6 +46,31 @@ TEST_F(CliRun, WritesOutputsThatMatchTheReference) {
     EXPECT_EQ(check.exitCode, 0) << check.describe();
 }
 
+TEST_F(CliRun, Float16PrecisionIsNamedAndStaysCloseToTheReference) {
+    CliResult r = runCli({"--precision", "fp16", "run", model_, "-i", input_, "-o", file("h")});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, "sync minimal, fp16"));
+    EXPECT_TRUE(contains(r.out, "output  y: float32 1x4x4x4"));  // outputs stay float32
+    auto y = loadNpy(file("h/y.npy"));
+    ASSERT_TRUE(y.ok()) << y.status().toString();
+    // float16 storage: about 3 significant digits (docs/BENCHMARKS.md, "fp16 precision").
+    Tolerance loose;
+    loose.rtol = 1e-2;
+    loose.atol = 1e-2;
+    Comparison c = compareTensors(*y, *loadTensorProto(reference_), loose);
+    EXPECT_TRUE(c.pass) << "max error " << c.maxAbsError << " " << c.problem;
+
+    CliResult plan = runCli({"plan", model_, "--json", "--precision", "fp16"});
+    ASSERT_EQ(plan.exitCode, 0) << plan.describe();
+    auto j = nlohmann::json::parse(plan.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded());
+    EXPECT_EQ(j["precision"], "fp16");
+
+    CliResult bad = runCli({"--precision", "fp8", "run", model_, "-i", input_});
+    EXPECT_NE(bad.exitCode, 0);
+    EXPECT_TRUE(contains(bad.err, "fp8")) << bad.describe();
+}
+
 TEST_F(CliRun, NpyInputWithoutNameForASingleInputModel) {
     auto in = loadTensorProto(input_);
     ASSERT_TRUE(in.ok());
@@ -171,6 +196,7 @@ TEST(CliPlan, SqueezenetJson) {
     ASSERT_TRUE(j["schedule"].is_array());
     EXPECT_EQ(static_cast<int64_t>(j["schedule"].size()), dispatches);
     EXPECT_EQ(j["sync"], "minimal");
+    EXPECT_EQ(j["precision"], "fp32");
 
     // Conservative sync, given before or after the command: a barrier between every pair.
     CliResult c1 = runCli({"--sync", "conservative", "plan", model, "--json"});

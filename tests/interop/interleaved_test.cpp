@@ -742,8 +742,12 @@ TEST_F(Interleaved, OutputsWithOneOrTwoChannels) {
         auto got = pixelsRgba(HostVulkan::bytes(resultBytes), kRgba8, W, H);
         for (size_t i = 0; i < size_t(W) * H; ++i) {
             ASSERT_EQ(got[i * 4 + 3], 1.0f);
-            if (channels == 2) ASSERT_EQ(got[i * 4 + 2], 0.0f) << "pixel " << i;
-            if (channels == 1) ASSERT_EQ(got[i * 4], got[i * 4 + 2]) << "pixel " << i;
+            if (channels == 2) {
+                ASSERT_EQ(got[i * 4 + 2], 0.0f) << "pixel " << i;
+            }
+            if (channels == 1) {
+                ASSERT_EQ(got[i * 4], got[i * 4 + 2]) << "pixel " << i;
+            }
         }
     }
 }

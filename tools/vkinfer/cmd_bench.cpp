@@ -56,6 +56,7 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
                          {"device", ctx.device().name},
                          {"inputs", shapeText},
                          {"sync", syncModeName(syncMode(g))},
+                         {"precision", precisionName(precision(g))},
                          {"iters", a.iters},
                          {"wall_ms", {{"median", w.median}, {"min", w.min}, {"p90", w.p90}, {"mean", w.mean}}}};
         if (!gpu.empty()) {
@@ -65,8 +66,8 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
         fmt::print("{}\n", j.dump(1));
         return;
     }
-    fmt::print("{} on {} ({}), sync {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
-               syncModeName(syncMode(g)), a.iters, std::max(a.warmup, 1));
+    fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
+               syncModeName(syncMode(g)), precisionName(precision(g)), a.iters, std::max(a.warmup, 1));
     fmt::print("  wall ms   median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (host copies, submit, wait)\n", w.median, w.min,
                w.p90);
     if (!gpu.empty()) {

@@ -19,6 +19,7 @@ void planCommand(const PlanArgs& a, const GlobalOptions& g) {
     InputShapes shapes = resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model));
     PlanOptions o;
     o.sync = syncMode(g);
+    o.precision = precision(g);
     o.alignment = a.alignment;
     if (a.json) {
         fmt::print("{}\n", orDie(planJson(model, shapes, o)));

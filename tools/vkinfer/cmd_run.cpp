@@ -53,9 +53,9 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     fmt::print("model   {} (opset {}, {} nodes) on {}\n", a.model, model.opset(), model.nodeCount(), ctx.device().name);
     for (const auto& in : inputs) fmt::print("input   {}: {}\n", in.name, summarize(in.tensor));
     for (const auto& out : outputs) fmt::print("output  {}: {}\n", out.name, summarize(out.tensor));
-    fmt::print("time    prepare {:.1f} ms (plan, pipelines, weight upload); inference {:.2f} ms wall, {} GPU; sync {}{}\n",
+    fmt::print("time    prepare {:.1f} ms (plan, pipelines, weight upload); inference {:.2f} ms wall, {} GPU; sync {}, {}{}\n",
                prepareMs, stats.wallMs, stats.gpuMs >= 0 ? fmt::format("{:.2f} ms", stats.gpuMs) : "n/a",
-               syncModeName(syncMode(g)), ctx.validationEnabled() ? ", validation on (no messages)" : "");
+               syncModeName(syncMode(g)), precisionName(precision(g)), ctx.validationEnabled() ? ", validation on (no messages)" : "");
 
     if (!a.outDir.empty()) {
         std::error_code ec;

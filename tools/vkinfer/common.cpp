@@ -16,6 +16,8 @@ SyncMode syncMode(const GlobalOptions& g) {
     return g.sync == "conservative" ? SyncMode::Conservative : SyncMode::Minimal;
 }
 
+Precision precision(const GlobalOptions& g) { return g.precision == "fp16" ? Precision::Float16 : Precision::Float32; }
+
 Context makeContext(const GlobalOptions& g) {
     ContextOptions o;
     o.deviceIndex = g.device;
@@ -26,6 +28,7 @@ Context makeContext(const GlobalOptions& g) {
 SessionOptions sessionOptions(const GlobalOptions& g) {
     SessionOptions o;
     o.sync = syncMode(g);
+    o.precision = precision(g);
     return o;
 }
 
@@ -38,6 +41,10 @@ void addGlobalOptions(CLI::App& app, GlobalOptions& g) {
     app.add_option("--sync", g.sync, "Barrier placement: minimal (derived from hazards) or conservative (after every "
                                      "dispatch)")
         ->check(CLI::IsMember({"minimal", "conservative"}));
+    app.add_option("--precision", g.precision,
+                   "Tensor precision: fp32 (default) or fp16 (float16 storage, float32 arithmetic; graph inputs and "
+                   "outputs stay float32)")
+        ->check(CLI::IsMember({"fp32", "fp16"}));
 }
 
 namespace {

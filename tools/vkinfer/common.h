@@ -15,6 +15,7 @@ struct GlobalOptions {
     int device = -1;
     bool validate = false;
     std::string sync = "minimal";
+    std::string precision = "fp32";
 };
 
 // A failure that ends the command: printed as "vkinfer: error: ..." with the exit code.
@@ -38,6 +39,7 @@ inline void orDie(const Status& s) {
 }
 
 SyncMode syncMode(const GlobalOptions& g);
+Precision precision(const GlobalOptions& g);
 Context makeContext(const GlobalOptions& g);
 SessionOptions sessionOptions(const GlobalOptions& g);
 
