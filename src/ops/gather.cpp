@@ -1,7 +1,8 @@
 // Gather (any axis, negative indices, indices of any rank, constant or computed at run
-// time), GatherElements, and ScatterElements / Scatter (reductions none, add, mul, max, min).
-// Constant indices that step evenly (a scalar, a range) become a strided copy; the rest
-// read the indices on the GPU (gather.comp, gather_elements.comp, scatter_elements.comp).
+// time), GatherElements, ScatterElements / Scatter and ScatterND (reductions none, add, mul,
+// max, min). Constant indices that step evenly (a scalar, a range) become a strided copy; the rest
+// read the indices on the GPU (gather.comp, gather_elements.comp, scatter_elements.comp,
+// scatter_nd.comp).
 #include <algorithm>
 #include <cstring>
 
@@ -303,6 +304,88 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
 }
 
+// ---- ScatterND ----
+
+// data [r dims], indices [..., k] (k <= r), updates = indices.shape[:-1] + data.shape[k:]:
+// each index tuple selects a slice of data.shape[k:] that its update replaces (or reduces).
+struct ScatterNdDims {
+    int64_t k, tuples, slice;
+};
+
+ScatterNdDims scatterNdDims(const Node& n, const Shape& data, const Shape& indices, const Shape& updates) {
+    if (data.empty() || indices.empty()) shapeError(n, "data and indices must have rank >= 1");
+    ScatterNdDims d{indices.back(), 1, 1};
+    if (d.k < 1 || d.k > static_cast<int64_t>(data.size()))
+        shapeError(n, "the indices' last dimension {} must be in [1, {}] (the data's rank)", d.k, data.size());
+    Shape expected(indices.begin(), indices.end() - 1);
+    for (int64_t i = 0; i + 1 < static_cast<int64_t>(indices.size()); ++i) d.tuples *= indices[i];
+    for (size_t i = d.k; i < data.size(); ++i) {
+        d.slice *= data[i];
+        expected.push_back(data[i]);
+    }
+    if (updates != expected)
+        shapeError(n, "updates {} must have shape {} (indices[:-1] + data[k:])", shapeToString(updates),
+                   shapeToString(expected));
+    return d;
+}
+
+void inferScatterNd(Graph& g, const Node& n) {
+    requireIndices(g, n, 1);
+    const auto& x = inputValue(g, n, 0);
+    scatterNdDims(n, x.shape, inputShape(g, n, 1), inputShape(g, n, 2));
+    if (inputValue(g, n, 2).dtype != x.dtype) shapeError(n, "updates and data have different types");
+    reductionOf(n);
+    setOutput(g, n, 0, x.dtype, x.shape);
+}
+
+void evalScatterNd(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Shape& x = in[0]->shape();
+    ScatterNdDims d = scatterNdDims(n, x, in[1]->shape(), in[2]->shape());
+    Reduction r = reductionOf(n);
+    out[0] = *in[0];
+    visitType(n, in[0]->dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        if constexpr (std::is_same_v<T, bool>) {
+            unsupported(n, "ScatterND on bool tensors is not supported");
+        } else {
+            T* y = out[0].as<T>();
+            const T* u = in[2]->as<T>();
+            for (int64_t j = 0; j < d.tuples; ++j) {
+                int64_t prefix = 0;
+                for (int64_t a = 0; a < d.k; ++a) prefix = prefix * x[a] + checkedIndex(n, in[1]->getInt(j * d.k + a), x[a]);
+                for (int64_t e = 0; e < d.slice; ++e) y[prefix * d.slice + e] = reduce(r, y[prefix * d.slice + e], u[j * d.slice + e]);
+            }
+        }
+    });
+}
+
+void lowerScatterNd(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    const auto& ind = ctx.value(n.inputs[1]);
+    ScatterNdDims sd = scatterNdDims(n, x.shape, ind.shape, ctx.value(n.inputs[2]).shape);
+    if (sd.k > 6) unsupported(n, "ScatterND with {}-element index tuples (the kernel takes up to 6)", sd.k);
+    int64_t count = x.elementCount();
+    if (count == 0) return;
+    requireIndexable(n, std::max({count, ind.elementCount() * 2, sd.tuples * sd.slice}));
+    Dispatch& d = ctx.emit(typedKernel(n, "scatter_nd", x.dtype));
+    d.spec.resize(3, 0);
+    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
+    d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));
+    struct {
+        uint32_t count, tuples, k, slice;
+        uint32_t dims[6];
+    } p{};
+    p.count = u32(count);
+    p.tuples = u32(sd.tuples);
+    p.k = u32(sd.k);
+    p.slice = u32(sd.slice);
+    for (int64_t a = 0; a < sd.k; ++a) p.dims[a] = u32(x.shape[a]);
+    d.setPush(p);
+    d.localSize = {256, 1, 1};
+    d.groups = grid1d(count, 256);
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
+}
+
 }  // namespace
 
 void registerGatherOps(std::vector<OpDef>& t) {
@@ -310,6 +393,7 @@ void registerGatherOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements}));
     t.push_back(withFp16({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter}));
     t.push_back(withFp16({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter}));
+    t.push_back(withFp16({"ScatterND", 11, 1000, inferScatterNd, evalScatterNd, lowerScatterNd}));
 }
 
 }  // namespace vkinfer::ops

@@ -1,6 +1,6 @@
 // Slice (opset 1 attributes and opset 10+ inputs, negative steps, clamping), Split (attribute,
 // input, num_outputs with an uneven last chunk), Gather (constant and run-time indices, any
-// axis, negative indices), GatherElements and ScatterElements.
+// axis, negative indices), GatherElements, ScatterElements and ScatterND.
 #include <limits>
 
 #include "ops/op_harness.h"
@@ -222,6 +222,60 @@ TEST(ScatterElementsOp, ReferenceAndGpu) {
     for (int64_t k = 0; k < idx.elementCount(); ++k) idx.as<int64_t>()[k] = (k * 5) % 4 - (k % 2 ? 4 : 0);
     expectGpuMatchesCpu(b, {{"x", randomTensor({4, 3, 5}, 4)}, {"i", idx}, {"u", randomTensor({2, 3, 4}, 5)}},
                         "3-D axis 0 max");
+}
+
+TEST(ScatterNDOp, ReferenceAndGpu) {
+    // data [2, 3], tuples of 2 elements: single elements; duplicates reduce in order.
+    auto model = [](const std::string& reduction, int64_t opset) {
+        OnnxBuilder b(opset);
+        b.input("x", {2, 3}).input("i", {3, 2}, DataType::Int64).input("u", {3}).output("y");
+        auto& n = b.node("ScatterND", {"x", "i", "u"}, {"y"});
+        if (!reduction.empty()) attr(n, "reduction", reduction);
+        return b;
+    };
+    std::vector<NamedTensor> in{{"x", floatTensor({2, 3}, {1, 2, 3, 4, 5, 6})},
+                                {"i", int64Tensor({3, 2}, {0, 1, -1, 2, 0, 1})},
+                                {"u", floatTensor({3}, {10, 20, 30})}};
+    expectReferenceEquals(model("", 13), in, {floatTensor({2, 3}, {1, 30, 3, 4, 5, 20})}, "none: last duplicate wins");
+    expectReferenceEquals(model("add", 16), in, {floatTensor({2, 3}, {1, 42, 3, 4, 5, 26})}, "add duplicates");
+    expectReferenceEquals(model("min", 18), in, {floatTensor({2, 3}, {1, 2, 3, 4, 5, 6})}, "min keeps smaller data");
+
+    // Tuples of 1 element replace whole rows (the ONNX spec's second example shape).
+    OnnxBuilder rows(13);
+    rows.input("x", {4, 2, 3}).input("i", {2, 1}, DataType::Int64).input("u", {2, 2, 3}).output("y");
+    rows.node("ScatterND", {"x", "i", "u"}, {"y"});
+    Tensor rowsExpected = iotaTensor({4, 2, 3});
+    for (int64_t e = 0; e < 6; ++e) {
+        rowsExpected.as<float>()[2 * 6 + e] = 100.0f + float(e);  // row 2 <- updates[0]
+        rowsExpected.as<float>()[0 * 6 + e] = 106.0f + float(e);  // row -4 = 0 <- updates[1]
+    }
+    expectReferenceEquals(rows,
+                          {{"x", iotaTensor({4, 2, 3})},
+                           {"i", int64Tensor({2, 1}, {2, -4})},
+                           {"u", iotaTensor({2, 2, 3}, 100.0f, 1.0f)}},
+                          {rowsExpected}, "row slices");
+
+    // Mismatched updates are a shape error naming the expected shape.
+    OnnxBuilder bad(13);
+    bad.input("x", {4, 2, 3}).input("i", {2, 1}, DataType::Int64).input("u", {2, 3}).output("y");
+    bad.node("ScatterND", {"x", "i", "u"}, {"y"});
+    auto badModel = bad.build();
+    ASSERT_TRUE(badModel.ok());
+    auto summary = planSummary(*badModel, {{"x", {4, 2, 3}}, {"i", {2, 1}}, {"u", {2, 3}}});
+    ASSERT_FALSE(summary.ok());
+    EXPECT_NE(summary.status().message().find("2x2x3"), std::string::npos) << summary.status().toString();
+
+    VKINFER_REQUIRE_GPU();
+    OnnxBuilder big(16);
+    big.input("x", {5, 4, 6, 3}).input("i", {3, 4, 2}, DataType::Int64).input("u", {3, 4, 6, 3}).output("y");
+    attr(big.node("ScatterND", {"x", "i", "u"}, {"y"}), "reduction", std::string("add"));
+    Tensor idx(DataType::Int64, {3, 4, 2});
+    for (int64_t k = 0; k < 12; ++k) {
+        idx.as<int64_t>()[2 * k] = (k * 3) % 5 - (k % 3 ? 0 : 5);
+        idx.as<int64_t>()[2 * k + 1] = k % 4;
+    }
+    expectGpuMatchesCpu(big, {{"x", randomTensor({5, 4, 6, 3}, 6)}, {"i", idx}, {"u", randomTensor({3, 4, 6, 3}, 7)}},
+                        "4-D data, 2-element tuples, add with duplicates");
 }
 
 }  // namespace

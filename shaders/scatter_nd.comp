@@ -1,0 +1,48 @@
+#version 450
+// ScatterND in gather form: one invocation per output element starts from data and walks
+// every index tuple, applying, in order, each update whose tuple selects this element's
+// slice (so duplicates reduce deterministically and "none" keeps the last one, like the
+// reference). No atomics, no separate copy; O(output * tuples), fine for the masks and
+// small updates exported graphs scatter.
+#include "common.glsl"
+#include "types.glsl"
+
+layout(constant_id = 6) const uint IDX64 = 1;
+layout(constant_id = 7) const uint REDUCTION = 0;  // 0 none, 1 add, 2 mul, 3 max, 4 min
+
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer Data { T x[]; };
+layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
+layout(std430, binding = 3) readonly buffer Upd { T upd[]; };
+
+layout(push_constant) uniform Params {
+    uint count;   // output elements
+    uint tuples;  // index tuples
+    uint k;       // elements per tuple
+    uint slice;   // elements per selected slice: product of data.shape[k:]
+    uint dims[6]; // data.shape[:k]
+} p;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (i >= p.count) return;
+    uint prefix = i / p.slice, inner = i % p.slice;
+    T v = x[i];
+    for (uint j = 0; j < p.tuples; ++j) {
+        uint at = 0;
+        for (uint a = 0; a < p.k; ++a) {
+            uint w = j * p.k + a;
+            int c = idx[IDX64 != 0u ? 2u * w : w];
+            if (c < 0) c += int(p.dims[a]);
+            at = at * p.dims[a] + uint(c);
+        }
+        if (at != prefix) continue;
+        T u = upd[j * p.slice + inner];
+        if (REDUCTION == 1u) v = T(ACC(v) + ACC(u));
+        else if (REDUCTION == 2u) v = T(ACC(v) * ACC(u));
+        else if (REDUCTION == 3u) v = max(v, u);
+        else if (REDUCTION == 4u) v = min(v, u);
+        else v = u;
+    }
+    y[i] = v;
+}
