@@ -99,7 +99,8 @@ std::string planToJson(const CompiledPlan& plan) {
         sched.push_back(std::move(e));
     }
     j["schedule"] = sched;
-    return j.dump(1);
+    // Model names are arbitrary bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
+    return j.dump(1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string planToText(const CompiledPlan& plan) {

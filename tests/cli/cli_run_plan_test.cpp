@@ -211,6 +211,24 @@ TEST(CliPlan, SqueezenetJson) {
     EXPECT_GE(jc["barriers"].get<int64_t>(), dispatches - 1);
 }
 
+// Node names are bytes from the file, not necessarily UTF-8: JSON output replaces what is not
+// valid UTF-8 (U+FFFD) instead of failing.
+TEST(CliPlan, NamesThatAreNotUtf8StillGiveValidJson) {
+    TempDir dir;
+    OnnxBuilder b = smallConvModel();
+    b.proto().mutable_graph()->mutable_node(0)->set_name("conv\xff\xfe");
+    writeModelFolder(dir.path() / "m", b, 1);
+    const std::string model = (dir.path() / "m" / "model.onnx").string();
+    CliResult r = runCli({"plan", model, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.describe();
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 500);
+    EXPECT_EQ(j["schedule"][0]["nodes"][0], "conv\xef\xbf\xbd\xef\xbf\xbd");  // two U+FFFD
+    CliResult check = runCli({"check", (dir.path() / "m").string(), "--isolate", "--report", dir.file("r.json")});
+    EXPECT_EQ(check.exitCode, 0) << check.describe();
+    EXPECT_FALSE(nlohmann::json::parse(readFile(dir.file("r.json")), nullptr, false).is_discarded());
+}
+
 TEST(CliPlan, TextPlanOfASmallModel) {
     TempDir dir;
     writeFile(dir.file("m.onnx"), smallConvModel().serialize());

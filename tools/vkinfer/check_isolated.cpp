@@ -48,7 +48,7 @@ void writeLine(int fd, const std::string& line) {
         } else {
             results = runCase(dirs[i], names[i], *ctx, opts, g);
         }
-        for (const auto& r : results) writeLine(fd, "R " + r.toJson().dump());
+        for (const auto& r : results) writeLine(fd, "R " + jsonText(r.toJson(), -1));
         writeLine(fd, fmt::format("E {}", i));
     }
     _exit(0);

@@ -63,7 +63,7 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
             Stats s = statsOf(gpu);
             j["gpu_ms"] = {{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
         }
-        fmt::print("{}\n", j.dump(1));
+        fmt::print("{}\n", jsonText(j));
         return;
     }
     fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,

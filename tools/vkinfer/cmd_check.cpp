@@ -98,7 +98,7 @@ int checkCommand(const CheckArgs& a, const GlobalOptions& g) {
     if (!a.report.empty()) {
         nlohmann::json j = nlohmann::json::array();
         for (const auto& r : results) j.push_back(r.toJson());
-        writeFile(a.report, j.dump(1) + "\n");
+        writeFile(a.report, jsonText(j) + "\n");
     }
     if (!a.markdown.empty())
         writeFile(a.markdown, conformanceMarkdown(results, scope,

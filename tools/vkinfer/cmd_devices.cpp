@@ -49,7 +49,7 @@ void printDevices(bool json, int only) {
                            {"max_storage_buffer_range", d.maxStorageBufferRange},
                            {"device_local_bytes", d.deviceLocalBytes},
                            {"timestamps", d.timestamps}});
-        fmt::print("{}\n", out.dump(1));
+        fmt::print("{}\n", jsonText(out));
         return;
     }
     if (devices.empty()) fmt::print("no Vulkan devices\n");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <vkinfer/vkinfer.h>
 
 #include <stdexcept>
@@ -67,5 +68,11 @@ void addRunCommand(CLI::App& app, GlobalOptions& g);
 void addCheckCommand(CLI::App& app, GlobalOptions& g);
 void addPlanCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
+
+// JSON text; names from a model are arbitrary bytes, so invalid UTF-8 becomes U+FFFD
+// instead of an exception.
+inline std::string jsonText(const nlohmann::json& j, int indent = 1) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace vkinfer::cli
