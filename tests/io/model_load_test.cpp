@@ -141,10 +141,12 @@ TEST(IoModelLoad, RandomBytesAreParseError) {
 }
 
 TEST(IoModelLoad, CorruptedBytesOfAValidModelNeverCrash) {
-    // Flip bytes of a small valid model: whatever the result, no crash and no Internal error.
+    // Flip bytes of a small valid model: whatever the result, no crash and no Internal error,
+    // neither when loading nor when planning (and writing the plan as JSON: names may have
+    // become invalid UTF-8) what still loads.
     std::string good = smallModel().serialize();
     std::mt19937 rng(7);
-    int failures = 0;
+    int failures = 0, planned = 0;
     for (int i = 0; i < 500; ++i) {
         std::string bytes = good;
         for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
@@ -152,9 +154,14 @@ TEST(IoModelLoad, CorruptedBytesOfAValidModelNeverCrash) {
         if (!m.ok()) {
             ++failures;
             EXPECT_NE(m.status().code(), ErrorCode::Internal) << m.status().toString();
+            continue;
         }
+        auto plan = planJson(*m, {});
+        if (plan.ok()) ++planned;
+        else EXPECT_NE(plan.status().code(), ErrorCode::Internal) << plan.status().toString();
     }
     EXPECT_GT(failures, 0);
+    EXPECT_GT(planned, 0);
 }
 
 TEST(IoModelLoad, UnknownOpNamesNodeOpAndOpset) {
