@@ -48,24 +48,12 @@ void batchNorm(OnnxBuilder& b, const std::string& in, const std::string& out, in
     b.node("BatchNormalization", {in, out + "_s", out + "_bias", out + "_m", out + "_v"}, {out}, out);
 }
 
-// Runs the network against the CPU reference in float32 (both sync modes, under
-// validation) and in float16.
+// Runs the network against the CPU reference in float32 and in float16 (both sync modes,
+// under validation).
 void expectNetworkMatches(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what) {
     VKINFER_REQUIRE_GPU();
     expectGpuMatchesCpu(b, inputs, what, kNetworkTolerance);
-
-    auto model = b.build();
-    ASSERT_TRUE(model.ok()) << model.status().toString();
-    std::vector<Tensor> expected = passes::runOnCpu(model->data()->graph, inputs);
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    auto session = Session::create(gpuContext(), *model, o);
-    ASSERT_TRUE(session.ok()) << session.status().toString();
-    auto out = session->run(inputs);
-    ASSERT_TRUE(out.ok()) << what << " (fp16): " << out.status().toString();
-    ASSERT_EQ(out->size(), expected.size());
-    for (size_t i = 0; i < expected.size(); ++i)
-        expectTensorNear((*out)[i].tensor, expected[i], what + " (fp16) output " + std::to_string(i), kFp16Tolerance);
+    expectGpuMatchesCpu(b, inputs, what + " (fp16)", kFp16Tolerance, Precision::Float16);
 }
 
 // ShuffleNetV2 basic unit: split the channels, transform one half, concatenate and shuffle

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "models/reference_checks.h"
 #include "support/gpu_context.h"
 
 namespace vkinfer::testing {
@@ -14,15 +15,6 @@ namespace {
 
 // Models expected to pass here; tiny_vit needs operators of a later milestone.
 const char* const kModels[] = {"resnet18_half", "mobilenet_v2", "squeezenet1_1", "espcn_x2", "unet_small"};
-
-bool sameBytes(const std::vector<NamedTensor>& a, const std::vector<NamedTensor>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].tensor.byteSize() != b[i].tensor.byteSize() ||
-            std::memcmp(a[i].tensor.data(), b[i].tensor.data(), a[i].tensor.byteSize()) != 0)
-            return false;
-    return true;
-}
 
 class SharedModel : public ::testing::TestWithParam<const char*> {};
 
@@ -48,13 +40,7 @@ TEST_P(SharedModel, MatchesReferenceDeterministicallyInBothSyncModes) {
         ASSERT_TRUE(ds.ok()) << ds.status().toString();
         auto first = fast->run(ds->inputs);
         ASSERT_TRUE(first.ok()) << sets[k] << ": " << first.status().toString();
-        for (const auto& ref : ds->outputs) {
-            auto it = std::find_if(first->begin(), first->end(), [&](const NamedTensor& o) { return o.name == ref.name; });
-            ASSERT_NE(it, first->end()) << "output " << ref.name << " missing";
-            Comparison c = compareTensors(it->tensor, ref.tensor);
-            EXPECT_TRUE(c.pass) << sets[k] << " output " << ref.name << ": " << c.mismatches << " mismatches, max error "
-                                << c.maxAbsError << " (max |ref| " << c.maxAbsExpected << ") " << c.problem;
-        }
+        expectMatchesReferences(*first, ds->outputs, Tolerance{}, sets[k]);
         auto other = safe->run(ds->inputs);
         ASSERT_TRUE(other.ok()) << other.status().toString();
         EXPECT_TRUE(sameBytes(*first, *other)) << sets[k] << ": minimal and conservative sync differ";

@@ -91,32 +91,7 @@ void expectFp16(const OnnxBuilder& builder, const std::vector<NamedTensor>& inpu
         EXPECT_TRUE(isCast(d) || !f32) << what << ": dispatch " << d["index"] << " (" << d["op"] << ") runs " << k;
     }
 
-    std::vector<std::vector<NamedTensor>> results;
-    for (SyncMode mode : {SyncMode::Minimal, SyncMode::Conservative}) {
-        SessionOptions opts;
-        opts.sync = mode;
-        opts.precision = Precision::Float16;
-        auto session = Session::create(gpuContext(), *model, opts);
-        ASSERT_TRUE(session.ok()) << what << ": " << session.status().toString();
-        auto out = session->run(inputs);
-        ASSERT_TRUE(out.ok()) << what << " (" << syncModeName(mode) << "): " << out.status().toString();
-        ASSERT_EQ(out->size(), expected.size()) << what;
-        for (size_t i = 0; i < expected.size(); ++i) {
-            EXPECT_EQ((*out)[i].tensor.dtype(), expected[i].dtype()) << what << " output " << i;
-            Comparison c = compareTensors((*out)[i].tensor, expected[i], tol);
-            EXPECT_TRUE(c.pass) << what << " (" << syncModeName(mode) << ") output " << i << ": "
-                                << (c.problem.empty() ? "" : c.problem + "; ") << c.mismatches
-                                << " mismatches, max error " << c.maxAbsError << " (max |ref| " << c.maxAbsExpected
-                                << ", worst index " << c.worstIndex << ")";
-        }
-        results.push_back(std::move(out).value());
-    }
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const Tensor& a = results[0][i].tensor;
-        const Tensor& b = results[1][i].tensor;
-        ASSERT_EQ(a.byteSize(), b.byteSize());
-        EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.byteSize())) << what << ": sync modes differ in output " << i;
-    }
+    expectGpuMatchesCpu(builder, inputs, what, tol, Precision::Float16);
 }
 
 OnnxBuilder unaryModel(const std::string& op, const Shape& x, int64_t opset = 13) {

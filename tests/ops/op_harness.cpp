@@ -12,7 +12,7 @@
 namespace vkinfer::testing {
 
 void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
-                         Tolerance tol) {
+                         Tolerance tol, Precision precision) {
     auto model = builder.build();
     ASSERT_TRUE(model.ok()) << what << ": " << model.status().toString();
     std::vector<Tensor> expected;
@@ -25,12 +25,14 @@ void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTens
     for (SyncMode mode : {SyncMode::Minimal, SyncMode::Conservative}) {
         SessionOptions opts;
         opts.sync = mode;
+        opts.precision = precision;
         auto session = Session::create(gpuContext(), *model, opts);
         ASSERT_TRUE(session.ok()) << what << ": " << session.status().toString();
         auto out = session->run(inputs);
         ASSERT_TRUE(out.ok()) << what << " (" << syncModeName(mode) << "): " << out.status().toString();
         ASSERT_EQ(out->size(), expected.size()) << what;
         for (size_t i = 0; i < expected.size(); ++i) {
+            EXPECT_EQ((*out)[i].tensor.dtype(), expected[i].dtype()) << what << " output " << i;
             Comparison c = compareTensors((*out)[i].tensor, expected[i], tol);
             EXPECT_TRUE(c.pass) << what << " (" << syncModeName(mode) << ") output " << i << ": "
                                 << (c.problem.empty() ? "" : c.problem + "; ") << c.mismatches << " mismatches, max error "

@@ -17,11 +17,11 @@ inline Tolerance opTolerance() { return Tolerance{1e-4, 1e-5, true}; }
 // Tolerance for checking the CPU reference against hand-computed values.
 inline Tolerance exactTolerance() { return Tolerance{1e-5, 1e-6, true}; }
 
-// Builds the model, runs it on the GPU in minimal and conservative sync modes, and expects
-// every output to match the CPU reference within `tol` (and the two modes to agree bit for
-// bit). `what` names the case in failure messages.
+// Builds the model, runs it on the GPU in minimal and conservative sync modes at `precision`,
+// and expects every output to match the CPU reference within `tol`, with the reference's type
+// (and the two modes to agree bit for bit). `what` names the case in failure messages.
 void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
-                         Tolerance tol = opTolerance());
+                         Tolerance tol = opTolerance(), Precision precision = Precision::Float32);
 
 // The CPU reference outputs (the ops' unfused naive evaluate functions); records a test
 // failure and returns an empty vector when the model does not build or run.
