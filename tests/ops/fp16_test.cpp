@@ -11,8 +11,6 @@
 
 #include "core/half.h"
 #include "ops/op_harness.h"
-#include "passes/cpu_reference.h"
-#include "runtime/model_data.h"
 
 namespace vkinfer::testing {
 namespace {
@@ -71,18 +69,12 @@ void expectFp16(const OnnxBuilder& builder, const std::vector<NamedTensor>& inpu
     SCOPED_TRACE(what);
     auto model = builder.build();
     ASSERT_TRUE(model.ok()) << what << ": " << model.status().toString();
-    std::vector<Tensor> expected;
-    try {
-        expected = passes::runOnCpu(model->data()->graph, inputs);
-    } catch (const std::exception& e) {
-        FAIL() << what << ": CPU reference failed: " << e.what();
-    }
 
     json plan = fp16Plan(*model, inputs);
     if (casts < 0) {
         casts = 0;
         for (const auto& in : inputs) casts += in.tensor.dtype() == DataType::Float32 ? 1 : 0;
-        for (const auto& t : expected) casts += t.dtype() == DataType::Float32 ? 1 : 0;
+        for (const auto& o : model->outputs()) casts += o.dtype == DataType::Float32 ? 1 : 0;
     }
     EXPECT_EQ(castCount(plan), casts) << what;
     for (const auto& d : plan["schedule"]) {
