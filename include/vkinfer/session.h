@@ -22,6 +22,11 @@ struct SessionOptions {
     Precision precision = Precision::Float32;
     // Record timestamp queries around the dispatches (RunStats::gpuMs).
     bool timestamps = true;
+    // Also record a timestamp after every dispatch (RunStats::dispatchMs), to see where the
+    // time goes. Costs a little GPU time per dispatch; needs timestamps. With minimal sync
+    // the dispatches of one wave may overlap, and each is charged from the previous
+    // dispatch's timestamp to its own; SyncMode::Conservative gives times that do not overlap.
+    bool profile = false;
     // Frame slots: each has its own intermediate arena, input/output buffers and staging,
     // so up to this many submissions (or host frames, see interop.h) can be in flight
     // without waiting for one another. Weights and pipelines are shared. 1 to 16.
@@ -46,6 +51,9 @@ struct RunStats {
     double uploadMs = 0;        // host copies into staging buffers
     double downloadMs = 0;      // host copies out of staging buffers
     bool planned = false;       // this call compiled a new plan (first use of these input shapes)
+    // With SessionOptions::profile: GPU ms per dispatch, in recording order (the `schedule`
+    // of planJson for the same shapes and options); empty otherwise or without timestamps.
+    std::vector<double> dispatchMs;
 };
 
 // A model bound to a context. Plans are compiled per set of input shapes on first use and

@@ -42,7 +42,8 @@ void recordCopyToWeights(VkCommandBuffer cmd, VkBuffer from, VkBuffer to, VkDevi
 
 PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options)
     : ctx_(ctx), plan_(std::move(plan)), options_(options),
-      timestamps_(options.timestamps && ctx.device->timestampValidBits() > 0) {
+      timestamps_(options.timestamps && ctx.device->timestampValidBits() > 0),
+      profile_(timestamps_ && options.profile) {
     const vk::Device& dev = *ctx_.device;
     if (options_.framesInFlight < 1 || options_.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "framesInFlight must be between 1 and 16 (got {})", options_.framesInFlight);
@@ -188,7 +189,7 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
     if (timestamps_) {
         VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 4;  // before uploads, before dispatches, after dispatches, after readback
+        qi.queryCount = queryCount();
         VK_CHECK(vkCreateQueryPool(dev.handle(), &qi, nullptr, &s.queries));
     }
 
@@ -250,7 +251,11 @@ void PreparedPlan::refreshSlot(FrameSlot& s) {
     s.commandsRecorded = false;  // the copies name the buffers too
 }
 
-void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s) const {
+uint32_t PreparedPlan::queryCount() const {
+    return kFirstDispatchQuery + (profile_ ? static_cast<uint32_t>(plan_.dispatches.size()) : 0);
+}
+
+void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQueryPool profileQueries) const {
     for (size_t i = 0; i < plan_.dispatches.size(); ++i) {
         const auto& d = plan_.dispatches[i];
         const auto& b = plan_.barriers[i];
@@ -270,6 +275,9 @@ void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s) con
             vkCmdPushConstants(cmd, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(d.push.size()),
                                d.push.data());
         vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+        if (profileQueries)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, profileQueries,
+                                kFirstDispatchQuery + static_cast<uint32_t>(i));
     }
 }
 
@@ -286,7 +294,7 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-    if (timestamps_) vkCmdResetQueryPool(cmd, s.queries, 0, 4);
+    if (timestamps_) vkCmdResetQueryPool(cmd, s.queries, 0, queryCount());
 
     // This slot's previous run (or another API writing shared memory) may still be reading
     // or writing its buffers as far as this command buffer knows: order everything before
@@ -306,7 +314,7 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
     memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                   VK_ACCESS_SHADER_READ_BIT);
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, 1);
-    recordDispatches(cmd, s);
+    recordDispatches(cmd, s, profile_ ? s.queries : VK_NULL_HANDLE);
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, s.queries, 2);
     memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                   VK_ACCESS_TRANSFER_READ_BIT);
@@ -392,16 +400,22 @@ std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
     if (!stats) return outputs;
     stats->downloadMs = msSince(t0);
     stats->gpuMs = stats->transferGpuMs = -1;
-    uint64_t ts[4] = {0, 0, 0, 0};
-    if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, 4, sizeof(ts), ts, sizeof(uint64_t),
+    stats->dispatchMs.clear();
+    std::vector<uint64_t> ts(queryCount(), 0);
+    if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, queryCount(),
+                                             ts.size() * sizeof(uint64_t), ts.data(), sizeof(uint64_t),
                                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
         uint32_t bits = ctx_.device->timestampValidBits();
         uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
-        auto ms = [&](int a, int b) {
+        auto ms = [&](size_t a, size_t b) {
             return static_cast<double>((ts[b] - ts[a]) & mask) * ctx_.info.timestampPeriodNs * 1e-6;
         };
         stats->gpuMs = ms(1, 2);
         stats->transferGpuMs = ms(0, 1) + ms(2, 3);
+        if (profile_) {
+            for (size_t i = 0; i < plan_.dispatches.size(); ++i)
+                stats->dispatchMs.push_back(ms(i == 0 ? 1 : kFirstDispatchQuery + i - 1, kFirstDispatchQuery + i));
+        }
     }
     return outputs;
 }

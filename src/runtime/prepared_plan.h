@@ -64,8 +64,9 @@ public:
     void recordWeightUpload(VkCommandBuffer cmd, FrameSlot& s);
 
     // Every dispatch with its planned barriers (no transfers, no boundary barriers): the
-    // part shared by the engine's own command buffers and the host's.
-    void recordDispatches(VkCommandBuffer cmd, const FrameSlot& s) const;
+    // part shared by the engine's own command buffers and the host's. With `profileQueries`,
+    // a timestamp after dispatch i into query kFirstDispatchQuery + i.
+    void recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQueryPool profileQueries = VK_NULL_HANDLE) const;
 
     // Separate-context execution of one slot: copies `inputs` (graph input order) into its
     // staging, submits its command buffer (waiting on `waitSemaphores`, signaling
@@ -95,6 +96,11 @@ private:
     plan::CompiledPlan plan_;
     SessionOptions options_;
     bool timestamps_;
+    bool profile_;  // a timestamp after every dispatch (SessionOptions::profile)
+    // Queries of a slot's pool: before uploads, before dispatches, after dispatches, after
+    // readback; then one per dispatch when profiling.
+    static constexpr uint32_t kFirstDispatchQuery = 4;
+    uint32_t queryCount() const;
     vk::Buffer weights_;
     vk::Buffer weightStaging_;  // kept until recorded uploads are surely done (plan destruction)
     bool weightsUploaded_ = false;  // by the engine's own queue

@@ -253,5 +253,45 @@ TEST(CliBench, JsonReportsTimes) {
     EXPECT_EQ(bad.exitCode, 2) << bad.describe();
 }
 
+// --profile: one time per dispatch of the plan, named as the plan names it, totals per op
+// that add up; under validation in both sync modes (the timestamps need no extra barriers).
+TEST(CliBench, ProfileTimesEveryDispatchOfThePlan) {
+    TempDir dir;
+    writeFile(dir.file("m.onnx"), smallConvModel().serialize());
+    CliResult plan = runCli({"plan", dir.file("m.onnx"), "--json"});
+    ASSERT_EQ(plan.exitCode, 0) << plan.describe();
+    auto schedule = nlohmann::json::parse(plan.out)["schedule"];
+    for (const char* sync : {"minimal", "conservative"}) {
+        CliResult r = runCli({"--sync", sync, "--validate", "bench", dir.file("m.onnx"), "--iters", "3", "--warmup", "1",
+                              "--json", "--profile"});
+        ASSERT_EQ(r.exitCode, 0) << r.describe();
+        auto j = nlohmann::json::parse(r.out, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << r.out;
+        const auto& p = j["profile"];
+        ASSERT_EQ(p["dispatches"].size(), schedule.size()) << sync;
+        double sum = 0;
+        for (size_t i = 0; i < schedule.size(); ++i) {
+            const auto& d = p["dispatches"][i];
+            EXPECT_EQ(d["op"], schedule[i]["op"]);
+            EXPECT_EQ(d["kernel"], schedule[i]["kernel"]);
+            EXPECT_GE(d["ms"].get<double>(), 0.0);
+            sum += d["ms"].get<double>();
+        }
+        EXPECT_NEAR(sum, p["total_ms"].get<double>(), 1e-9);
+        int64_t counted = 0;
+        double byOp = 0;
+        for (const auto& t : p["by_op"]) {
+            counted += t["dispatches"].get<int64_t>();
+            byOp += t["ms"].get<double>();
+        }
+        EXPECT_EQ(counted, static_cast<int64_t>(schedule.size()));
+        EXPECT_NEAR(byOp, sum, 1e-9);
+        EXPECT_GT(sum, 0.0);
+    }
+    CliResult text = runCli({"bench", dir.file("m.onnx"), "--iters", "2", "--profile", "--top", "1"});
+    ASSERT_EQ(text.exitCode, 0) << text.describe();
+    EXPECT_TRUE(contains(text.out, "slowest 1 dispatches"));
+}
+
 }  // namespace
 }  // namespace vkinfer::testing

@@ -1,4 +1,5 @@
-// Separate-context asynchronous execution: submit/wait with several frames in flight.
+// Separate-context execution: submit/wait with several frames in flight, and the timings
+// RunStats reports.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -91,6 +92,50 @@ TEST(AsyncSubmit, FrameSlotsBoundsAreChecked) {
     ASSERT_TRUE(session.ok());
     EXPECT_FALSE(session->stageInput(2, {"x", frameInput(0)}).ok());
     EXPECT_FALSE(session->readOutputs(0).ok()) << "nothing recorded or run yet";
+}
+
+// SessionOptions::profile: one GPU time per planned dispatch, adding up to no more than the
+// time around all dispatches; outputs unchanged; nothing per dispatch without it.
+TEST(RunStatsTimes, ProfileGivesOneTimePerDispatch) {
+    VKINFER_REQUIRE_GPU();
+    if (!gpuContext().device().timestamps) GTEST_SKIP() << "no timestamp support";
+    Model model = affineModel();
+    OnnxBuilder two;  // two dependent dispatches (Softmax does not fuse into the Relu)
+    two.input("x", {1, 4, 8, 8}).output("y");
+    two.node("Relu", {"x"}, {"r"});
+    attr(two.node("Softmax", {"r"}, {"y"}), "axis", int64_t{1});
+    Model chained = *two.build();
+    for (const Model* m : {&model, &chained}) {
+        auto plan = planSummary(*m, {});
+        ASSERT_TRUE(plan.ok()) << plan.status().toString();
+        for (uint32_t frames : {1u, 2u}) {
+            SessionOptions opts;
+            opts.profile = true;
+            opts.framesInFlight = frames;
+            auto session = Session::create(gpuContext(), *m, opts);
+            ASSERT_TRUE(session.ok()) << session.status().toString();
+            for (int k = 0; k < 3; ++k) {
+                RunStats stats;
+                auto out = session->run({{"x", frameInput(k)}}, &stats);
+                ASSERT_TRUE(out.ok()) << out.status().toString();
+                if (m == &model) expectFrameOutput(*out, k);
+                ASSERT_EQ(stats.dispatchMs.size(), static_cast<size_t>(plan->dispatches));
+                double sum = 0;
+                for (double ms : stats.dispatchMs) {
+                    EXPECT_GE(ms, 0.0);
+                    sum += ms;
+                }
+                EXPECT_LE(sum, stats.gpuMs + 1e-6);
+                EXPECT_GT(stats.gpuMs, 0.0);
+            }
+        }
+        auto plain = Session::create(gpuContext(), *m);
+        ASSERT_TRUE(plain.ok());
+        RunStats stats;
+        ASSERT_TRUE(plain->run({{"x", frameInput(0)}}, &stats).ok());
+        EXPECT_TRUE(stats.dispatchMs.empty());
+        EXPECT_GE(stats.gpuMs, 0.0);
+    }
 }
 
 }  // namespace

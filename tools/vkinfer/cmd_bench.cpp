@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_profile.h"
 #include "common.h"
 
 namespace vkinfer::cli {
@@ -18,6 +19,8 @@ struct BenchArgs {
     std::vector<std::string> inputs;
     std::vector<std::string> shapes;
     bool json = false;
+    bool profile = false;
+    int top = 15;
 };
 
 struct Stats {
@@ -63,6 +66,7 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
             Stats s = statsOf(gpu);
             j["gpu_ms"] = {{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
         }
+        if (a.profile) j["profile"] = profileJson(profileDispatches(ctx, model, inputs, g, a.iters));
         fmt::print("{}\n", jsonText(j));
         return;
     }
@@ -77,6 +81,7 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
     } else {
         fmt::print("  GPU ms    n/a (the queue has no timestamp support)\n");
     }
+    if (a.profile) printProfile(profileDispatches(ctx, model, inputs, g, a.iters), a.top, syncMode(g));
 }
 
 }  // namespace
@@ -91,6 +96,10 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     cmd->add_option("-i,--input", a->inputs, "Input as NAME=FILE (default: uniform [0,1) values)");
     cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for dynamic inputs");
     cmd->add_flag("--json", a->json, "Print JSON");
+    cmd->add_flag("--profile", a->profile,
+                  "Then time every dispatch (as many runs again, in a session with a timestamp after each dispatch): "
+                  "totals per op and the slowest dispatches");
+    cmd->add_option("--top", a->top, "With --profile: how many of the slowest dispatches to list")->capture_default_str();
     cmd->callback([a, &g] { benchCommand(*a, g); });
 }
 

@@ -1,0 +1,34 @@
+// vkinfer bench --profile: GPU time per dispatch, joined with the plan's names, and totals
+// per operator.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+struct DispatchTime {
+    int index = 0;
+    int wave = 0;
+    std::string op, kernel, node;  // node: the first ONNX node the dispatch covers
+    double ms = 0;                 // median over the profiled runs
+};
+
+struct Profile {
+    int runs = 0;
+    double totalMs = 0;  // sum of the per-dispatch medians
+    std::vector<DispatchTime> dispatches;  // recording order
+};
+
+// Runs `runs` profiled inferences (after one warm-up) in a session of its own.
+Profile profileDispatches(const Context& ctx, const Model& model, const std::vector<NamedTensor>& inputs,
+                          const GlobalOptions& g, int runs);
+
+void printProfile(const Profile& p, int top, SyncMode sync);
+nlohmann::json profileJson(const Profile& p);
+
+}  // namespace vkinfer::cli
