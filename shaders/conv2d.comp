@@ -3,10 +3,15 @@
 // m = output channel, n = (batch, oy, ox), k = (input channel, ky, kx). A workgroup computes
 // a BM x BN tile through shared memory; each thread a TM x TN block, strided across the tile
 // so that neighbouring threads read neighbouring shared-memory words.
-// Grid: x (spilling into y past 65535) walks the pixel tiles; z = group * mTiles + m-tile.
+// Grid: x (spilling into y past 65535) walks the pixel tiles; z = (split * groups + group) *
+// mTiles + m-tile.
 // Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL, and the
 // element type T_F32 or T_F16 (types.glsl: tensors, weights and bias of type T; arithmetic and
 // the shared tiles in float).
+// SPLITK: split s reduces only k in [s * kChunk, (s + 1) * kChunk) and stores its float
+// partial sums as part[s][oc][n] (no bias, residual or activation); conv_splitk_reduce.comp
+// adds the splits in order. For layers with few output tiles (7x7 maps, many channels),
+// which would otherwise leave most of a GPU idle.
 #include "common.glsl"
 #include "types.glsl"
 
@@ -16,7 +21,11 @@
 #error the workgroup size must be a multiple of the tile width BN
 #endif
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Weight { T w[]; };
 layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
@@ -33,6 +42,7 @@ layout(push_constant) uniform Params {
     uint M, OH, OW, groups;
     uint KH, KW, SH, SW;
     uint padH, padW, DH, DW;
+    uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
 } p;
 
 shared float As[BK][BM];
@@ -44,11 +54,16 @@ void main() {
     const uint tid = ty * WN + tx;
     const uint Mg = p.M / p.groups;
     const uint mTiles = (Mg + BM - 1) / BM;
-    const uint g = gl_WorkGroupID.z / mTiles;
+    const uint zPerSplit = p.groups * mTiles;
+    const uint split = gl_WorkGroupID.z / zPerSplit;
+    const uint gz = gl_WorkGroupID.z % zPerSplit;
+    const uint g = gz / mTiles;
     const uint Cg = p.C / p.groups;
     const uint K = Cg * p.KH * p.KW;
     const uint NP = p.N * p.OH * p.OW;
-    const uint m0 = (gl_WorkGroupID.z % mTiles) * BM;
+    const uint m0 = (gz % mTiles) * BM;
+    const uint kBegin = split * p.kChunk;
+    const uint kEnd = min(K, kBegin + p.kChunk);
     const uint n0 = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * BN;
     if (n0 >= NP) return;  // past the last tile of a spilled grid (uniform per workgroup)
 
@@ -72,16 +87,16 @@ void main() {
         xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
     }
 
-    for (uint k0 = 0; k0 < K; k0 += BK) {
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
         for (uint e = tid; e < BK * BM; e += WM * WN) {
             uint kk = e % BK, mm = e / BK;
             uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < Mg && k < K) ? float(w[(g * Mg + m) * K + k]) : 0.0;
+            As[kk][mm] = (m < Mg && k < kEnd) ? float(w[(g * Mg + m) * K + k]) : 0.0;
         }
         for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
             uint k = k0 + kk;
             float v = 0.0;
-            if (nValid && k < K) {
+            if (nValid && k < kEnd) {
                 ivec4 kt = kTable[k];
                 int iy = iy0 + kt.y, ix = ix0 + kt.z;
                 if (uint(iy) < p.H && uint(ix) < p.W) v = float(x[xBase + kt.x]);
@@ -106,6 +121,9 @@ void main() {
         for (uint j = 0; j < TN; ++j) {
             uint n = n0 + tx + j * WN;
             if (n >= NP) continue;
+#ifdef SPLITK
+            part[(split * p.M + oc) * NP + n] = acc[i][j];
+#else
             uint ox = n % p.OW, t = n / p.OW;
             uint oy = t % p.OH, b = t / p.OH;
             uint idx = ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
@@ -114,6 +132,7 @@ void main() {
             v += float(res[idx]);
 #endif
             y[idx] = T(activate(v));
+#endif
         }
     }
 }

@@ -144,7 +144,24 @@ struct ConvParams {
     uint32_t M, OH, OW, groups;
     uint32_t KH, KW, SH, SW;
     uint32_t padH, padW, DH, DW;
+    uint32_t kChunk;
 };
+
+// Split-K: a layer with fewer output tiles than this leaves a large GPU mostly idle (a 7x7
+// map with 256 channels is 4 tiles of 64x64 for 132 multiprocessors), so its reduction is
+// split across workgroups when it is long enough: at least kMinSplitK indices per split.
+constexpr int64_t kSplitTargetGroups = 128;
+constexpr int64_t kMinSplitK = 64;
+constexpr int64_t kMaxSplits = 32;
+constexpr int64_t kTileK = 16;  // BK of the 64x64 conv2d variants (shaders/kernels/core.cmake)
+
+// The reduction indices per split (a multiple of kTileK), or K for no split.
+int64_t splitKChunk(int64_t tiles, int64_t K) {
+    if (tiles * 2 > kSplitTargetGroups || K < 2 * kMinSplitK) return K;
+    int64_t splits = std::min({(kSplitTargetGroups + tiles - 1) / tiles, K / kMinSplitK, kMaxSplits});
+    int64_t chunk = ((K + splits - 1) / splits + kTileK - 1) / kTileK * kTileK;
+    return chunk;
+}
 
 void lowerConv(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
@@ -160,6 +177,8 @@ void lowerConv(LowerContext& ctx, const Node& n) {
 
     Dispatch* d;
     int kTable = -1;
+    int64_t kChunk = Cg * g.KH * g.KW, splits = 1;
+    int partial = -1;
     // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
     if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
         d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));
@@ -171,20 +190,46 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         // z holds group x m-tile; pixel tiles go along x and spill into y (see conv2d.comp).
         int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
         if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
-        std::string kernel = std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") + (residual ? "_res" : "");
+        const int64_t pixelTiles = (pixels + bn - 1) / bn;
+        // Not for a conv writing a slice of an in-place Concat: its siblings (SqueezeNet's
+        // expand 1x1 and 3x3) already share its wave, and a split would add a wave after it.
+        if (!smallM && !ctx.storedInsideAnother(n.outputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
+        splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
+        if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
+        kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
+        if (splits > 1) partial = ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, g.M, pixels});
+        std::string kernel = std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") +
+                             (splits > 1 ? "_splitk" : residual ? "_res" : "");
         d = &ctx.emit(typedKernel(n, kernel, type));
         d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
         auto grid = grid1d(pixels, bn);
-        d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles)};
-        kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
+        d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
     }
     setActivation(*d, n.activation);
-    ConvParams p{u32(g.N),  u32(g.C),  u32(g.H),  u32(g.W),    u32(g.M),    u32(g.OH), u32(g.OW), u32(g.groups),
-                 u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW)};
+    ConvParams p{u32(g.N),  u32(g.C),  u32(g.H),  u32(g.W),    u32(g.M),     u32(g.OH), u32(g.OW),
+                 u32(g.groups), u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
+                 u32(g.DH), u32(g.DW), u32(kChunk)};
     d->setPush(p);
-    d->bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
+    d->bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]),
+                   readOf(bias)};
     if (kTable >= 0) d->bindings.push_back(readOf(kTable));
-    if (residual) d->bindings.push_back(readOf(n.inputs[3]));
+    if (partial < 0) {
+        if (residual) d->bindings.push_back(readOf(n.inputs[3]));
+        return;
+    }
+    // The splits' sums, in order, with bias, residual and activation.
+    requireIndexable(n, splits * g.M * pixels);
+    const int64_t count = g.N * g.M * g.OH * g.OW;
+    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual ? "_res" : ""), type));
+    setActivation(r, n.activation);
+    struct {
+        uint32_t count, M, pixels, splits;
+    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
+    r.setPush(rp);
+    r.localSize = {256, 1, 1};
+    r.groups = grid1d(count, 256);
+    r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
+    if (residual) r.bindings.push_back(readOf(n.inputs[3]));
 }
 
 }  // namespace

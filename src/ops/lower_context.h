@@ -49,6 +49,12 @@ public:
         return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
                (*aliasParent_)[value] == target;
     }
+    // True when `value` (a node's output) is stored inside another value: a slice of an
+    // in-place Concat, so its producer runs beside the Concat's other producers.
+    bool storedInsideAnother(int value) const {
+        return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
+               (*aliasParent_)[value] >= 0;
+    }
     void setAliasParents(const std::vector<int>* parents) { aliasParent_ = parents; }
 
 private:

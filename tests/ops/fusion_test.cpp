@@ -280,5 +280,39 @@ TEST(FusionOp, FusedConvWritesInPlaceConcat) {
     expectFused(b, {{"x", randomTensor({1, 4, 4, 4}, 3)}}, 2, "fused convs into in-place concat");
 }
 
+// Split-K: convolutions with few output tiles and a long reduction run as partial sums over
+// slices of the reduction plus a reduce dispatch that adds bias, residual and activation.
+// Same results as the CPU reference (and bit-identical in both sync modes), with and
+// without the residual, in float32 and float16.
+TEST(FusionOp, SplitKConvolutionsWithResidualAndActivation) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        std::string what;
+        Shape x;
+        int64_t m, k, group;
+        bool residual;
+    };
+    for (const Case& c : std::vector<Case>{{"7x7 map, 256 -> 96 channels, 3x3", {1, 256, 7, 7}, 96, 3, 1, true},
+                                           {"batch 2, 5x6 map, K = 1152", {2, 128, 5, 6}, 70, 3, 1, false},
+                                           {"2 groups, 4x4 map", {1, 192, 4, 4}, 130, 3, 2, true},
+                                           {"1x1 conv, 1x1 map, K = 1024", {1, 1024, 1, 1}, 65, 1, 1, true}}) {
+        OnnxBuilder b;
+        b.input("x", c.x).output("y");
+        addConv(b, "x", "c", c.x[1], c.m, seedOf(c.what), c.k, c.group);
+        std::string last = "c";
+        if (c.residual) {
+            Shape r{c.x[0], c.m, c.x[2], c.x[3]};
+            b.input("r", r);
+            b.node("Add", {"c", "r"}, {"a"});
+            last = "a";
+        }
+        b.node("Relu", {last}, {"y"});
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what) + 7)}};
+        if (c.residual) in.push_back({"r", randomTensor({c.x[0], c.m, c.x[2], c.x[3]}, seedOf(c.what) + 8)});
+        expectFused(b, in, 2, c.what);  // the split conv and the reduce (residual and Relu fused)
+        expectGpuMatchesCpu(b, in, c.what + " (fp16)", Tolerance{1e-2, 1e-2, true}, Precision::Float16);
+    }
+}
+
 }  // namespace
 }  // namespace vkinfer::testing
