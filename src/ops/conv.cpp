@@ -191,9 +191,13 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
         if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
         const int64_t pixelTiles = (pixels + bn - 1) / bn;
-        // Not for a conv writing a slice of an in-place Concat: its siblings (SqueezeNet's
-        // expand 1x1 and 3x3) already share its wave, and a split would add a wave after it.
-        if (!smallM && !ctx.storedInsideAnother(n.outputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
+        // Not for a conv with parallel siblings, which already share the GPU with it and whose
+        // wave a split would stretch by a barrier and the reduce: one writing a slice of an
+        // in-place Concat (SqueezeNet's expands, Inception's branch ends), or one reading a
+        // tensor that fans out to 3 or more readers (Inception's branch starts; measured on
+        // GoogLeNet, docs/BENCHMARKS.md). A ResNet block input (2 readers) still splits.
+        const bool hasSiblings = ctx.storedInsideAnother(n.outputs[0]) || ctx.graph().consumers(n.inputs[0]).size() >= 3;
+        if (!smallM && !hasSiblings) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
         splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
         if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
         kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));

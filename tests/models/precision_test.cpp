@@ -29,11 +29,11 @@ struct Fp16Case {
 // unet_small passes on rtol alone).
 const Fp16Case kCases[] = {
     {"resnet18_half", 1e-2, 1.5 * 1.2e-3},
-    {"mobilenet_v2", 1e-2, 1.5 * 1.3e-2},
-    {"squeezenet1_1", 1e-2, 1.5 * 1.1e-4},
-    {"espcn_x2", 1e-2, 1.5 * 4.6e-4},
+    {"mobilenet_v2", 1e-2, 1.5 * 1.4e-2},
+    {"squeezenet1_1", 1e-2, 1.5 * 1.3e-4},
+    {"espcn_x2", 1e-2, 1.5 * 4.7e-4},
     {"unet_small", 1e-2, 1e-4},
-    {"tiny_vit", 1e-2, 1.5 * 3.4e-4},
+    {"tiny_vit", 1e-2, 1.5 * 1.9e-4},
 };
 
 void PrintTo(const Fp16Case& c, std::ostream* os) { *os << c.model << " rtol " << c.rtol << " atol " << c.atol; }
