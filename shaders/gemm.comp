@@ -6,13 +6,20 @@
 // to two batch dimensions. Tiling as in conv2d.comp.
 // Defines: TM, TN, WM, WN, BK, HAS_C, and T_F32 or T_F16 (types.glsl: operands of type T,
 // arithmetic in float).
+// SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
+// [s * kChunk, (s + 1) * kChunk) and stores float partial sums part[s][batch][m][n];
+// gemm_splitk_reduce.comp adds them in order with alpha, C and the activation.
 #include "common.glsl"
 #include "types.glsl"
 
 #define BM (WM * TM)
 #define BN (WN * TN)
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer MatA { T a[]; };
 layout(std430, binding = 2) readonly buffer MatB { T b[]; };
 #ifdef HAS_C
@@ -25,6 +32,8 @@ layout(push_constant) uniform Params {
     uint aM, aK, bK, bN;
     uint cM, cN;
     float alpha, beta;
+    uint kChunk;   // reduction indices per split (K without split-K)
+    uint batches;  // outer * inner
 } p;
 
 shared float As[BK][BM];
@@ -34,7 +43,10 @@ void main() {
     const uint tx = gl_LocalInvocationID.x;
     const uint ty = gl_LocalInvocationID.y;
     const uint tid = ty * WN + tx;
-    const uint bt = gl_WorkGroupID.z;
+    const uint bt = gl_WorkGroupID.z % p.batches;
+    const uint split = gl_WorkGroupID.z / p.batches;
+    const uint kBegin = split * p.kChunk;
+    const uint kEnd = min(p.K, kBegin + p.kChunk);
     const uint m0 = gl_WorkGroupID.y * BM;
     const uint n0 = gl_WorkGroupID.x * BN;
     const uint b1 = bt / p.inner, b2 = bt % p.inner;
@@ -45,16 +57,16 @@ void main() {
     for (uint i = 0; i < TM; ++i)
         for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
 
-    for (uint k0 = 0; k0 < p.K; k0 += BK) {
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
         for (uint e = tid; e < BK * BM; e += WM * WN) {
             uint kk = e % BK, mm = e / BK;
             uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < p.M && k < p.K) ? float(a[aBase + m * p.aM + k * p.aK]) : 0.0;
+            As[kk][mm] = (m < p.M && k < kEnd) ? float(a[aBase + m * p.aM + k * p.aK]) : 0.0;
         }
         for (uint e = tid; e < BK * BN; e += WM * WN) {
             uint nn = e % BN, kk = e / BN;
             uint n = n0 + nn, k = k0 + kk;
-            Bs[kk][nn] = (n < p.N && k < p.K) ? float(b[bBase + k * p.bK + n * p.bN]) : 0.0;
+            Bs[kk][nn] = (n < p.N && k < kEnd) ? float(b[bBase + k * p.bK + n * p.bN]) : 0.0;
         }
         barrier();
         for (uint kk = 0; kk < BK; ++kk) {
@@ -73,11 +85,15 @@ void main() {
         for (uint j = 0; j < TN; ++j) {
             uint n = n0 + tx + j * WN;
             if (n >= p.N) continue;
+#ifdef SPLITK
+            part[((split * p.batches + bt) * p.M + m) * p.N + n] = acc[i][j];
+#else
             float v = p.alpha * acc[i][j];
 #ifdef HAS_C
             v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
             y[(bt * p.M + m) * p.N + n] = T(activate(v));
+#endif
         }
     }
 }

@@ -147,22 +147,6 @@ struct ConvParams {
     uint32_t kChunk;
 };
 
-// Split-K: a layer with fewer output tiles than this leaves a large GPU mostly idle (a 7x7
-// map with 256 channels is 4 tiles of 64x64 for 132 multiprocessors), so its reduction is
-// split across workgroups when it is long enough: at least kMinSplitK indices per split.
-constexpr int64_t kSplitTargetGroups = 128;
-constexpr int64_t kMinSplitK = 64;
-constexpr int64_t kMaxSplits = 32;
-constexpr int64_t kTileK = 16;  // BK of the 64x64 conv2d variants (shaders/kernels/core.cmake)
-
-// The reduction indices per split (a multiple of kTileK), or K for no split.
-int64_t splitKChunk(int64_t tiles, int64_t K) {
-    if (tiles * 2 > kSplitTargetGroups || K < 2 * kMinSplitK) return K;
-    int64_t splits = std::min({(kSplitTargetGroups + tiles - 1) / tiles, K / kMinSplitK, kMaxSplits});
-    int64_t chunk = ((K + splits - 1) / splits + kTileK - 1) / kTileK * kTileK;
-    return chunk;
-}
-
 void lowerConv(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
@@ -191,13 +175,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
         if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
         const int64_t pixelTiles = (pixels + bn - 1) / bn;
-        // Not for a conv with parallel siblings, which already share the GPU with it and whose
-        // wave a split would stretch by a barrier and the reduce: one writing a slice of an
-        // in-place Concat (SqueezeNet's expands, Inception's branch ends), or one reading a
-        // tensor that fans out to 3 or more readers (Inception's branch starts; measured on
-        // GoogLeNet, docs/BENCHMARKS.md). A ResNet block input (2 readers) still splits.
-        const bool hasSiblings = ctx.storedInsideAnother(n.outputs[0]) || ctx.graph().consumers(n.inputs[0]).size() >= 3;
-        if (!smallM && !hasSiblings) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
+        if (!smallM && !hasParallelSiblings(ctx, n, n.inputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
         splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
         if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
         kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));

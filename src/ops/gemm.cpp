@@ -15,6 +15,7 @@ struct GemmParams {
     uint32_t aM, aK, bK, bN;
     uint32_t cM, cN;
     float alpha, beta;
+    uint32_t kChunk, batches;
 };
 
 // A GEMM problem in element strides (what the kernel and the CPU reference both execute).
@@ -45,29 +46,51 @@ void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const floa
 }
 
 void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c) {
-    requireIndexable(n, p.outer * p.inner * p.M * p.N);
+    const int64_t batches = p.outer * p.inner;
+    requireIndexable(n, batches * p.M * p.N);
     bool smallM = p.M <= 16;
-    std::string kernel = smallM ? "gemm_t16x128" : "gemm_t64x64";
-    if (p.hasC) kernel += "_c";
     // float32, or float16 throughout.
-    kernel = typedKernel(n, kernel, floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, n.outputs[0]}));
+    const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, n.outputs[0]});
     uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
     // The tile grid has no 65535-group spill: refuse rather than exceed the guaranteed
     // maxComputeWorkGroupCount.
     if ((p.N + bn - 1) / bn > 65535 || (p.M + bm - 1) / bm > 65535)
         unsupported(n, "a {}x{} product exceeds the GEMM kernel's workgroup grid", p.M, p.N);
-    Dispatch& d = ctx.emit(kernel);
+    if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
+    // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280).
+    const int64_t tiles = ceilDiv(p.N, bn) * ceilDiv(p.M, bm) * batches;
+    int64_t kChunk = hasParallelSiblings(ctx, n, a) ? p.K : splitKChunk(tiles, p.K);
+    int64_t splits = p.K > 0 ? (p.K + kChunk - 1) / kChunk : 1;
+    if (batches * splits > 65535) splits = 1, kChunk = p.K;
+    const int partial = splits > 1 ? ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, batches, p.M, p.N}) : -1;
+    std::string kernel = std::string(smallM ? "gemm_t16x128" : "gemm_t64x64") +
+                         (splits > 1 ? "_splitk" : p.hasC ? "_c" : "");
+    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
     setActivation(d, n.activation);
     d.localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
-    int64_t batches = p.outer * p.inner;
-    if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
-    d.groups = {ceilDiv(p.N, bn), ceilDiv(p.M, bm), static_cast<uint32_t>(batches)};
+    d.groups = {ceilDiv(p.N, bn), ceilDiv(p.M, bm), static_cast<uint32_t>(batches * splits)};
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
     GemmParams gp{u(p.M),  u(p.N),  u(p.K),  u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter), u(p.bInner),
-                  u(p.aM), u(p.aK), u(p.bK), u(p.bN),    u(p.cM),     u(p.cN),     p.alpha,      p.beta};
+                  u(p.aM), u(p.aK), u(p.bK), u(p.bN),    u(p.cM),     u(p.cN),     p.alpha,      p.beta,
+                  u(kChunk), u(batches)};
     d.setPush(gp);
-    d.bindings = {writeOf(n.outputs[0]), readOf(a), readOf(b)};
-    if (p.hasC) d.bindings.push_back(readOf(c));
+    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(a), readOf(b)};
+    if (partial < 0) {
+        if (p.hasC) d.bindings.push_back(readOf(c));
+        return;
+    }
+    requireIndexable(n, splits * batches * p.M * p.N);
+    Dispatch& r = ctx.emit(typedKernel(n, std::string("gemm_splitk_reduce") + (p.hasC ? "_c" : ""), type));
+    setActivation(r, n.activation);
+    struct {
+        uint32_t count, M, N, splits, cM, cN;
+        float alpha, beta;
+    } rp{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta};
+    r.setPush(rp);
+    r.localSize = {256, 1, 1};
+    r.groups = grid1d(batches * p.M * p.N, 256);
+    r.bindings = {writeOf(n.outputs[0]), readOf(partial)};
+    if (p.hasC) r.bindings.push_back(readOf(c));
 }
 
 // ---- Gemm ----

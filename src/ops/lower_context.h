@@ -15,6 +15,7 @@ public:
     LowerContext(graph::Graph& g, std::vector<Dispatch>& out) : g_(g), out_(out) {}
 
     graph::Graph& graph() { return g_; }
+    const graph::Graph& graph() const { return g_; }
     // Careful: addConstant/addScratch grow the value table, which invalidates references
     // returned here earlier. Copy what you need (shape, dtype) before adding values.
     const graph::Value& value(int id) const { return g_.values[id]; }

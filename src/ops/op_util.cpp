@@ -268,4 +268,15 @@ Tensor reshapeCopy(const Tensor& t, const Shape& shape) {
     return out;
 }
 
+int64_t splitKChunk(int64_t tiles, int64_t K) {
+    constexpr int64_t kSplitTargetGroups = 128, kMinSplitK = 64, kMaxSplits = 32, kTileK = 16;
+    if (tiles * 2 > kSplitTargetGroups || K < 2 * kMinSplitK) return K;
+    int64_t splits = std::min({(kSplitTargetGroups + tiles - 1) / tiles, K / kMinSplitK, kMaxSplits});
+    return ((K + splits - 1) / splits + kTileK - 1) / kTileK * kTileK;
+}
+
+bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input) {
+    return ctx.storedInsideAnother(n.outputs[0]) || ctx.graph().consumers(input).size() >= 3;
+}
+
 }  // namespace vkinfer::ops

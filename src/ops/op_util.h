@@ -85,6 +85,19 @@ DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std:
 // Narrowing for push constants (sizes were checked by requireIndexable).
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
+// Split-K (conv2d.comp and gemm.comp with SPLITK): a product with fewer output tiles than
+// half of kSplitTargetGroups leaves a large GPU mostly idle (a 7x7 map with 256 channels is
+// 4 tiles of 64x64 for 132 multiprocessors), so its reduction is split across workgroups
+// when long enough. Returns the reduction indices per split (a multiple of the kernels' BK,
+// 16), or K for no split.
+int64_t splitKChunk(int64_t tiles, int64_t K);
+// True when the node runs beside parallel siblings that already share the GPU with it, and
+// whose wave a split would stretch by a barrier and the reduce: it writes a slice of an
+// in-place Concat (SqueezeNet's expands, Inception's branch ends), or `input` fans out to 3
+// or more readers (Inception's branch starts, attention's Q/K/V projections; measured on
+// GoogLeNet, docs/BENCHMARKS.md). A ResNet block input (2 readers) does not count.
+bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input);
+
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.
 void requireIndexable(const Node& n, int64_t elements);
 

@@ -203,5 +203,27 @@ TEST(MatMulOp, ReferenceMatchesHandComputed) {
                           {floatTensor({2, 1, 3}, {5, 7, 9, -2, -1, 0}), floatTensor({}, {25})}, "matmul batched + dot");
 }
 
+// Split-K: few output tiles and a long reduction (a batch-1 classifier, attention-sized
+// batched products) run as partial sums plus an ordered reduce that applies alpha, beta * C
+// and the activation; against the CPU reference in both sync modes, and it did split.
+TEST(GemmOp, SplitKForFewTilesAndLongReductions) {
+    VKINFER_REQUIRE_GPU();
+    runGemm({1, 1000, 1280, false, true, {1000}, true});                      // classifier, C row
+    runGemm({3, 70, 777, true, false, {3, 70}, true, 0.5f, -2.0f, true});     // odd K, alpha, beta
+    runGemm({20, 130, 512, false, false, {}, false});                         // 64x64 tiles, no C
+    runGemm({1, 10, 4096, false, true, {1}, true, 1.0f, 1.0f, false, true});  // C input, 64 splits' worth
+    runMatMul({2, 3, 9, 256}, {2, 3, 256, 40});                              // batched
+    OnnxBuilder b(13);
+    b.input("a", {1, 1280}).output("y");
+    b.initializer("w", randomTensor({1000, 1280}, 5));
+    b.initializer("bias", randomTensor({1000}, 6));
+    attr(b.node("Gemm", {"a", "w", "bias"}, {"g"}), "transB", int64_t{1});
+    b.node("Relu", {"g"}, {"y"});
+    std::vector<NamedTensor> in{{"a", randomTensor({1, 1280}, 7)}};
+    EXPECT_EQ(planDispatches(b, in), 2);  // split product + reduce (with the Relu fused)
+    expectGpuMatchesCpu(b, in, "split-K Gemm + Relu");
+    expectGpuMatchesCpu(b, in, "split-K Gemm + Relu (fp16)", Tolerance{1e-2, 1e-2, true}, Precision::Float16);
+}
+
 }  // namespace
 }  // namespace vkinfer::testing

@@ -1,0 +1,32 @@
+#version 450
+// Second half of a split-K GEMM (gemm.comp with SPLITK): per output element, the splits'
+// partial sums added in split order (deterministic), times alpha, plus beta * C, then the
+// fused activation, stored as T.
+#include "common.glsl"
+#include "types.glsl"
+
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 1) readonly buffer Partial { float part[]; };
+#ifdef HAS_C
+layout(std430, binding = 2) readonly buffer MatC { T c[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint count;  // output elements: batches * M * N
+    uint M, N, splits;
+    uint cM, cN;
+    float alpha, beta;
+} p;
+
+void main() {
+    uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (idx >= p.count) return;
+    float acc = 0.0;
+    for (uint s = 0; s < p.splits; ++s) acc += part[s * p.count + idx];
+    float v = p.alpha * acc;
+#ifdef HAS_C
+    uint n = idx % p.N, m = (idx / p.N) % p.M;
+    v += p.beta * float(c[m * p.cM + n * p.cN]);
+#endif
+    y[idx] = T(activate(v));
+}
