@@ -73,8 +73,7 @@ void emitCastDispatch(LowerContext& ctx, const Node& n, int src, int dst, DataTy
         uint32_t count;
     } p{u32(count)};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(dst), readOf(src)};
 }
 

@@ -75,8 +75,7 @@ void emitCompare(LowerContext& ctx, const Node& n, CompareOp op, int a, int b) {
     setActivation(d, graph::Activation{});
     d.spec.push_back(static_cast<uint32_t>(op));
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(p.count, 256);
+    setLaunch1d(d, p.count);
     d.bindings = {writeOf(n.outputs[0]), readOf(a), readOf(b)};
 }
 
@@ -129,8 +128,7 @@ void lowerWhere(LowerContext& ctx, const Node& n) {
     Dispatch& d = ctx.emit(kernel);
     setActivation(d, graph::Activation{});
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(p.count, 256);
+    setLaunch1d(d, p.count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
 }
 

@@ -166,8 +166,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
     if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
         d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));
-        d->localSize = {64, 1, 1};
-        d->groups = grid1d(g.N * g.M * g.OH * g.OW, 64);
+        setLaunch1d(*d, g.N * g.M * g.OH * g.OW, 64);
     } else {
         bool smallM = Mg <= 16;
         uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
@@ -208,8 +207,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         uint32_t count, M, pixels, splits;
     } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
     r.setPush(rp);
-    r.localSize = {256, 1, 1};
-    r.groups = grid1d(count, 256);
+    setLaunch1d(r, count);
     r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
     if (residual) r.bindings.push_back(readOf(n.inputs[3]));
 }

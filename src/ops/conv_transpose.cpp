@@ -161,8 +161,7 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
         u32(g.k[2]),  u32(g.s[0]),        u32(g.s[1]),        u32(g.s[2]),       u32(g.d[0]),  u32(g.d[1]),
         u32(g.d[2]),  u32(g.padBegin[0]), u32(g.padBegin[1]), u32(g.padBegin[2])};
     d.setPush(p);
-    d.localSize = {64, 1, 1};
-    d.groups = grid1d(count, 64);
+    setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
 }
 

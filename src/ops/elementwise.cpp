@@ -154,8 +154,7 @@ void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, in
     setActivation(d, act);
     d.spec.push_back(f64 ? (op == BinaryOp::Min ? 1u : 0u) : static_cast<uint32_t>(op));
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(p.count, 256);
+    setLaunch1d(d, p.count);
     d.bindings = {writeOf(out), readOf(a), readOf(b)};
 }
 
@@ -358,8 +357,7 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
         uint32_t count;
     } p{static_cast<uint32_t>(count)};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

@@ -109,8 +109,7 @@ void lowerGather(LowerContext& ctx, const Node& n) {
         uint32_t count, nIdx, inner, axisLen;
     } p{u32(count), u32(d.nIdx), u32(d.inner * words), u32(d.axisLen)};
     disp.setPush(p);
-    disp.localSize = {256, 1, 1};
-    disp.groups = grid1d(count, 256);
+    setLaunch1d(disp, count);
     disp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
 }
 
@@ -197,8 +196,7 @@ void lowerGatherElements(LowerContext& ctx, const Node& n) {
         p.xStride[i] = u32(strides[i]);
     }
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count * words, 256);
+    setLaunch1d(d, count * words);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
 }
 
@@ -299,8 +297,7 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
         p.idxDims[i] = u32(ind.shape[i]);
     }
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
 }
 
@@ -381,8 +378,7 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
     p.slice = u32(sd.slice);
     for (int64_t a = 0; a < sd.k; ++a) p.dims[a] = u32(x.shape[a]);
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
 }
 

@@ -87,8 +87,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
         float alpha, beta;
     } rp{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta};
     r.setPush(rp);
-    r.localSize = {256, 1, 1};
-    r.groups = grid1d(batches * p.M * p.N, 256);
+    setLaunch1d(r, batches * p.M * p.N);
     r.bindings = {writeOf(n.outputs[0]), readOf(partial)};
     if (p.hasC) r.bindings.push_back(readOf(c));
 }

@@ -254,8 +254,7 @@ void lowerBatchNormFolded(LowerContext& ctx, const Node& n) {
         uint32_t count, C, inner;
     } p{u32(count), u32(l.C), u32(l.inner)};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(kScale), readOf(kShift)};
 }
 
@@ -272,8 +271,7 @@ void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
         float epsilon;
     } p{u32(count), u32(l.C), u32(l.inner), n.attrFloat("epsilon", 1e-5f)};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2]), readOf(mean), readOf(var)};
 }
 

@@ -74,10 +74,14 @@ std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local) {
     return {65535u, static_cast<uint32_t>((groups + 65534) / 65535), 1};
 }
 
+void setLaunch1d(Dispatch& d, int64_t count, uint32_t local) {
+    d.localSize = {local, 1, 1};
+    d.groups = grid1d(count, local);
+}
+
 void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread) {
     if (perThread) {
-        d.localSize = {64, 1, 1};
-        d.groups = grid1d(rows, 64);
+        setLaunch1d(d, rows, 64);
         return;
     }
     uint32_t local = 32;
@@ -184,8 +188,7 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
     p.outOffset = static_cast<uint32_t>(outOffset);
     Dispatch& d = ctx.emit(kernel);
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(dst), readOf(src)};
 }
 

@@ -69,6 +69,8 @@ std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out);
 // the 65535-group limit every device guarantees). Kernels fold y back with
 // gl_NumWorkGroups.x * gl_WorkGroupSize.x.
 std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local);
+// A one-dimensional launch: workgroups of `local` invocations along x, grid1d's grid.
+void setLaunch1d(Dispatch& d, int64_t count, uint32_t local = 256);
 
 // The variant of a typed kernel for `type` ("binary" + Float32 -> "binary_f32"); throws
 // Unsupported naming the node, kernel and type when the build has no such variant.

@@ -184,8 +184,7 @@ void lowerPad(LowerContext& ctx, const Node& n) {
         p.inStride[i] = u32(st[i]);
     }
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count * words, 256);
+    setLaunch1d(d, count * words);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

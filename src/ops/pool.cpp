@@ -158,8 +158,7 @@ void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax)
     } p{u32(g.NC), u32(g.H),    u32(g.W),    u32(g.OH), u32(g.OW), u32(g.KH),   u32(g.KW),  u32(g.SH),
         u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW), u32(g.padB), u32(g.padR)};
     d.setPush(p);
-    d.localSize = {64, 1, 1};
-    d.groups = grid1d(g.NC * g.OH * g.OW, 64);
+    setLaunch1d(d, g.NC * g.OH * g.OW, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 
@@ -185,8 +184,7 @@ void lowerPool(LowerContext& ctx, const Node& n) {
         u32(g.KH), u32(g.KW), u32(g.SD), u32(g.SH), u32(g.SW),   u32(g.DD),   u32(g.DH),   u32(g.DW),
         u32(g.padF), u32(g.padT), u32(g.padL), u32(g.D + g.padBk), u32(g.H + g.padB), u32(g.W + g.padR)};
     d.setPush(p);
-    d.localSize = {64, 1, 1};
-    d.groups = grid1d(count, 64);
+    setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
     if (indices) d.bindings.push_back(writeOf(n.outputs[1]));
 }

@@ -306,8 +306,7 @@ void lowerArg(LowerContext& ctx, const Node& n) {
         uint32_t count, axis, inner;
     } p{u32(count), u32(l.axis), u32(l.inner)};
     d.setPush(p);
-    d.localSize = {64, 1, 1};
-    d.groups = grid1d(count, 64);
+    setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

@@ -301,8 +301,7 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
         s.cubicA,
         s.extrapolation};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 
@@ -360,8 +359,7 @@ void lowerResize(LowerContext& ctx, const Node& n) {
         s.scaleH,
         s.scaleW};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

@@ -172,8 +172,7 @@ void lowerUnaryMath(LowerContext& ctx, const Node& n) {
         uint32_t count;
     } p{u32(count)};
     d.setPush(p);
-    d.localSize = {256, 1, 1};
-    d.groups = grid1d(count, 256);
+    setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

@@ -27,6 +27,7 @@
 #include "interop/support/shared_util.h"
 #include "support/gpu_context.h"
 #include "support/onnx_builder.h"
+#include "support/small_models.h"
 
 extern char** environ;
 
@@ -35,18 +36,6 @@ namespace {
 
 using namespace shared;
 
-// y = relu(x * 2 + 1) on [1, 4, 8, 8]: every frame's output is distinct and exact.
-Model affineModel() {
-    OnnxBuilder b;
-    b.input("x", {1, 4, 8, 8}).output("y");
-    b.initializer("two", floatTensor({}, {2.0f})).initializer("one", floatTensor({}, {1.0f}));
-    b.node("Mul", {"x", "two"}, {"m"});
-    b.node("Add", {"m", "one"}, {"a"});
-    b.node("Relu", {"a"}, {"y"});
-    auto m = b.build();
-    EXPECT_TRUE(m.ok()) << m.status().toString();
-    return *m;
-}
 
 constexpr VkDeviceSize kAffineBytes = 1 * 4 * 8 * 8 * sizeof(float);
 

@@ -6,22 +6,11 @@
 
 #include "support/gpu_context.h"
 #include "support/onnx_builder.h"
+#include "support/small_models.h"
 
 namespace vkinfer::testing {
 namespace {
 
-// y = relu(x * 2 + 1): small, but every frame's output is distinct and checkable.
-Model affineModel() {
-    OnnxBuilder b;
-    b.input("x", {1, 4, 8, 8}).output("y");
-    b.initializer("two", floatTensor({}, {2.0f})).initializer("one", floatTensor({}, {1.0f}));
-    b.node("Mul", {"x", "two"}, {"m"});
-    b.node("Add", {"m", "one"}, {"a"});
-    b.node("Relu", {"a"}, {"y"});
-    auto m = b.build();
-    EXPECT_TRUE(m.ok()) << m.status().toString();
-    return *m;
-}
 
 Tensor frameInput(int k) {
     Tensor t(DataType::Float32, {1, 4, 8, 8});

@@ -7,15 +7,13 @@
 
 namespace vkinfer::cli {
 
-namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
+Stats statsOf(std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    double sum = 0;
+    for (double x : v) sum += x;
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))]; };
+    return {at(0.5), v.front(), at(0.9), sum / static_cast<double>(v.size())};
 }
-
-}  // namespace
 
 Profile profileDispatches(const Context& ctx, const Model& model, const std::vector<NamedTensor>& inputs,
                           const GlobalOptions& g, int runs) {
@@ -45,7 +43,7 @@ Profile profileDispatches(const Context& ctx, const Model& model, const std::vec
     for (size_t i = 0; i < samples.size(); ++i) {
         DispatchTime d;
         d.index = static_cast<int>(i);
-        d.ms = median(samples[i]);
+        d.ms = statsOf(samples[i]).median;
         if (i < schedule.size()) {  // (a plan keyed by input values can differ; then indices only)
             const auto& e = schedule[i];
             d.wave = e.value("wave", 0);

@@ -1,5 +1,5 @@
-// vkinfer bench --profile: GPU time per dispatch, joined with the plan's names, and totals
-// per operator.
+// vkinfer bench: sample statistics, and --profile: GPU time per dispatch, joined with the
+// plan's names, and totals per operator.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,12 @@
 #include "common.h"
 
 namespace vkinfer::cli {
+
+// Summary of timed samples (not empty): median, min, p90 (nearest rank) and mean.
+struct Stats {
+    double median, min, p90, mean;
+};
+Stats statsOf(std::vector<double> v);
 
 struct DispatchTime {
     int index = 0;

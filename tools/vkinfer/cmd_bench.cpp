@@ -23,18 +23,6 @@ struct BenchArgs {
     int top = 15;
 };
 
-struct Stats {
-    double median, min, p90, mean;
-};
-
-Stats statsOf(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    double sum = 0;
-    for (double x : v) sum += x;
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))]; };
-    return {at(0.5), v.front(), at(0.9), sum / static_cast<double>(v.size())};
-}
-
 void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
     if (a.iters < 1) throw CliError("--iters must be at least 1", 2);
     Model model = orDie(Model::load(a.model));
