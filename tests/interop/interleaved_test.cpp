@@ -214,6 +214,31 @@ protected:
         sampler(target.format).record(cmd, target, push, {source.view});
     }
 
+    // The frame, in one command buffer and one submission: the host draws the pattern
+    // (phase) into `scene`, vkinfer upscales it (`in` -> `out`, whose image is `upscaled`),
+    // the host samples `upscaled` into `final`; then the three images' bytes. A recording
+    // error returns before anything is submitted.
+    struct FrameBytes {
+        std::vector<uint8_t> scene, upscaled, final;
+    };
+    Status renderUpscaleSample(Session& s, const Image& scene, const Image& upscaled, const Image& final, float phase,
+                               const ImageInput& in, const ImageOutput& out, FrameBytes* bytes) {
+        VkCommandBuffer cmd = vk().begin();
+        drawPattern(cmd, scene, phase);
+        RecordIO io;
+        io.imageInputs = {{"input", in}};
+        io.imageOutputs = {{"output", out}};
+        Status st = recordInference(s, cmd, io);
+        if (!st.ok()) return st;
+        drawSampled(cmd, final, upscaled);
+        const Buffer& sceneBytes = vk().recordReadback(cmd, scene, kAttachment);
+        const Buffer& upscaledBytes = vk().recordReadback(cmd, upscaled, kAfterFragmentRead);
+        const Buffer& finalBytes = vk().recordReadback(cmd, final, kAttachment);
+        vk().submitAndWait(cmd);
+        *bytes = {HostVulkan::bytes(sceneBytes), HostVulkan::bytes(upscaledBytes), HostVulkan::bytes(finalBytes)};
+        return st;
+    }
+
     HostOptions hostOptions_;
 
 private:
@@ -268,26 +293,16 @@ TEST_F(Interleaved, UpscalesRenderedImageInOneCommandBuffer) {
     Image final = vk().createImage(kRgba8, 2 * W, 2 * H);
     ASSERT_TRUE(upscaled.usage & VK_IMAGE_USAGE_STORAGE_BIT);
 
-    VkCommandBuffer cmd = vk().begin();
-    drawPattern(cmd, scene, 0.1f);
-    RecordIO io;
-    io.imageInputs = {{"input", sampledInput(scene)}};
-    io.imageOutputs = {{"output", storageOutput(upscaled)}};
-    Status st = recordInference(s, cmd, io);
+    FrameBytes frame;
+    Status st = renderUpscaleSample(s, scene, upscaled, final, 0.1f, sampledInput(scene), storageOutput(upscaled), &frame);
     ASSERT_TRUE(st.ok()) << st.toString();
-    drawSampled(cmd, final, upscaled);
-    const Buffer& sceneBytes = vk().recordReadback(cmd, scene, kAttachment);
-    const Buffer& upscaledBytes = vk().recordReadback(cmd, upscaled, kAfterFragmentRead);
-    const Buffer& finalBytes = vk().recordReadback(cmd, final, kAttachment);
-    vk().submitAndWait(cmd);
 
-    auto scenePx = pixelsRgba(HostVulkan::bytes(sceneBytes), kRgba8, W, H);
+    auto scenePx = pixelsRgba(frame.scene, kRgba8, W, H);
     for (int c = 0; c < 3; ++c) ASSERT_GT(channelRange(scenePx, c), 0.5f) << "the host's pattern is missing, channel " << c;
     Tensor ref = referenceRun(imageTensor(scenePx, W, H));
     ASSERT_EQ(ref.shape(), (std::vector<int64_t>{1, 3, 2 * H, 2 * W}));
-    EXPECT_TRUE(imageMatches(HostVulkan::bytes(upscaledBytes), kRgba8, 2 * W, 2 * H, expectedPixels(ref, true)));
-    EXPECT_EQ(HostVulkan::bytes(finalBytes), HostVulkan::bytes(upscaledBytes))
-        << "the host's fragment pass did not see vkinfer's output";
+    EXPECT_TRUE(imageMatches(frame.upscaled, kRgba8, 2 * W, 2 * H, expectedPixels(ref, true)));
+    EXPECT_EQ(frame.final, frame.upscaled) << "the host's fragment pass did not see vkinfer's output";
 }
 
 // A BGRA8 scene (a typical swapchain format) read through a sampled view: channels arrive
@@ -357,30 +372,21 @@ TEST_P(InterleavedRgba16f, StorageInputAndOutput) {
     Image final = vk().createImage(kRgba16f, 2 * W, 2 * H);
     ASSERT_TRUE(scene.usage & VK_IMAGE_USAGE_STORAGE_BIT);
 
-    VkCommandBuffer cmd = vk().begin();
-    drawPattern(cmd, scene, 0.6f);
-    RecordIO io;
     ImageInput in = sampledInput(scene);
     in.access = ImageAccess::Storage;
-    io.imageInputs = {{"input", in}};
-    io.imageOutputs = {{"output", storageOutput(upscaled)}};
-    Status st = recordInference(s, cmd, io);
+    FrameBytes frame;
+    Status st = renderUpscaleSample(s, scene, upscaled, final, 0.6f, in, storageOutput(upscaled), &frame);
     ASSERT_TRUE(st.ok()) << st.toString();
-    drawSampled(cmd, final, upscaled);
-    const Buffer& sceneBytes = vk().recordReadback(cmd, scene, kAttachment);
-    const Buffer& upscaledBytes = vk().recordReadback(cmd, upscaled, kAfterFragmentRead);
-    const Buffer& finalBytes = vk().recordReadback(cmd, final, kAttachment);
-    vk().submitAndWait(cmd);
 
-    auto scenePx = pixelsRgba(HostVulkan::bytes(sceneBytes), kRgba16f, W, H);
+    auto scenePx = pixelsRgba(frame.scene, kRgba16f, W, H);
     Tensor ref = referenceRun(imageTensor(scenePx, W, H));
     auto expected = expectedPixels(ref, /*unorm=*/false);
     // Not clamped: the model's output leaves [0, 1] somewhere, and RGBA16F keeps it.
     bool outside = false;
     for (size_t i = 0; i < expected.size(); ++i) outside |= (i % 4 != 3) && (expected[i] < 0 || expected[i] > 1);
     EXPECT_TRUE(outside) << "this input does not test the absence of clamping";
-    EXPECT_TRUE(imageMatches(HostVulkan::bytes(upscaledBytes), kRgba16f, 2 * W, 2 * H, expected));
-    EXPECT_EQ(HostVulkan::bytes(finalBytes), HostVulkan::bytes(upscaledBytes));
+    EXPECT_TRUE(imageMatches(frame.upscaled, kRgba16f, 2 * W, 2 * H, expected));
+    EXPECT_EQ(frame.final, frame.upscaled);
 }
 
 INSTANTIATE_TEST_SUITE_P(, InterleavedRgba16f, ::testing::Values(true, false),
