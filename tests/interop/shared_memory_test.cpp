@@ -209,8 +209,7 @@ TEST(SharedMemory, HostMemoryAsEngineInput) {
         {
             Session session = makeSession(ctx, affineModel(), {});  // importing needs no shareableIO
             // Importing refers to a prepared plan's buffers.
-            ImportedMemory early{host.exportFd(input), MemoryHandleType::OpaqueFd, input.allocationSize, 0, true,
-                                 static_cast<int32_t>(input.memoryTypeIndex)};
+            ImportedMemory early = opaqueImportOf(host.exportFd(input), input);
             Status unprepared = importTensorMemory(session, "x", 0, early);
             EXPECT_FALSE(unprepared.ok());
             EXPECT_TRUE(contains(unprepared, "prepare")) << unprepared.message();
@@ -219,8 +218,7 @@ TEST(SharedMemory, HostMemoryAsEngineInput) {
 
             ASSERT_TRUE(session.prepare().ok());
             const int beforeImport = openFdCount();
-            ImportedMemory memory{host.exportFd(input), MemoryHandleType::OpaqueFd, input.allocationSize, 0, true,
-                                  static_cast<int32_t>(input.memoryTypeIndex)};
+            ImportedMemory memory = opaqueImportOf(host.exportFd(input), input);
             Status imported = importTensorMemory(session, "x", 0, memory);
             ASSERT_TRUE(imported.ok()) << imported.toString();
             // The fd is Vulkan's now: this test never closes it (the session's memory does).
@@ -264,8 +262,7 @@ TEST(SharedMemory, HostMemoryAsEngineOutput) {
         {
             Session session = makeSession(ctx, affineModel(), {});
             ASSERT_TRUE(session.prepare().ok());
-            ImportedMemory memory{host.exportFd(output), MemoryHandleType::OpaqueFd, output.allocationSize, 0, true,
-                                  static_cast<int32_t>(output.memoryTypeIndex)};
+            ImportedMemory memory = opaqueImportOf(host.exportFd(output), output);
             Status imported = importTensorMemory(session, "y", 0, memory);
             ASSERT_TRUE(imported.ok()) << imported.toString();
             for (int k : {3, 4}) {
@@ -295,8 +292,7 @@ TEST(SharedMemory, FailedImportsLeaveTheFdWithTheCaller) {
         ASSERT_TRUE(session.run({{"x", frameInput(0)}}).ok());
         const int fd = host.exportFd(input);
         const int withFd = openFdCount();
-        ImportedMemory good{fd, MemoryHandleType::OpaqueFd, input.allocationSize, 0, true,
-                            static_cast<int32_t>(input.memoryTypeIndex)};
+        ImportedMemory good = opaqueImportOf(fd, input);
 
         struct Case {
             const char* what;
@@ -852,8 +848,7 @@ TEST(FramesInFlight, EachSlotReadsItsOwnImportedInput) {
             for (uint32_t f = 0; f < 3; ++f) {
                 inputs.push_back(host.createExportable(kAffineBytes));
                 host.write(inputs.back(), frameInput(10 + static_cast<int>(f)).data(), kAffineBytes);
-                ImportedMemory m{host.exportFd(inputs.back()), MemoryHandleType::OpaqueFd, inputs.back().allocationSize, 0,
-                                 true, static_cast<int32_t>(inputs.back().memoryTypeIndex)};
+                ImportedMemory m = opaqueImportOf(host.exportFd(inputs.back()), inputs.back());
                 Status s = importTensorMemory(session, "x", f, m);
                 ASSERT_TRUE(s.ok()) << s.toString();
             }

@@ -43,6 +43,12 @@ struct HostBuffer {
     void* mapped = nullptr;           // host-visible buffers only
 };
 
+// How importTensorMemory sees `buffer`'s whole memory behind the opaque fd `fd` (a
+// dedicated allocation, at offset 0, of the buffer's memory type).
+inline ImportedMemory opaqueImportOf(int fd, const HostBuffer& buffer) {
+    return {fd, MemoryHandleType::OpaqueFd, buffer.allocationSize, 0, true, static_cast<int32_t>(buffer.memoryTypeIndex)};
+}
+
 // Usage of every buffer shared with the engine: the same as the engine's input and output
 // buffers, so that a dedicated import names an "identical" buffer (Vulkan's rule for opaque
 // fds created by Vulkan).
