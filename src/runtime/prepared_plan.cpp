@@ -401,9 +401,12 @@ std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
     stats->downloadMs = msSince(t0);
     stats->gpuMs = stats->transferGpuMs = -1;
     stats->dispatchMs.clear();
-    std::vector<uint64_t> ts(queryCount(), 0);
+    // Every run reads its timestamps: no allocation unless profiling.
+    uint64_t fixed[kFirstDispatchQuery] = {};
+    std::vector<uint64_t> perDispatch(profile_ ? queryCount() : 0);
+    uint64_t* ts = profile_ ? perDispatch.data() : fixed;
     if (timestamps_ && vkGetQueryPoolResults(ctx_.device->handle(), s.queries, 0, queryCount(),
-                                             ts.size() * sizeof(uint64_t), ts.data(), sizeof(uint64_t),
+                                             queryCount() * sizeof(uint64_t), ts, sizeof(uint64_t),
                                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
         uint32_t bits = ctx_.device->timestampValidBits();
         uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
