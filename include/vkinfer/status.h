@@ -21,8 +21,9 @@ enum class ErrorCode : int32_t {
     ShapeError,        // shapes do not agree (reported while inferring shapes)
     VulkanError,       // a Vulkan call failed; vkResult() holds the VkResult
     ValidationError,   // the Khronos validation layer reported a message
-    DeviceLost,
+    DeviceLost,        // the device was lost (VK_ERROR_DEVICE_LOST); the context cannot run again
     Internal,
+    OutOfMemory,       // host or device memory could not be allocated; the message names what and how much
 };
 
 const char* errorCodeName(ErrorCode code);

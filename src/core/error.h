@@ -38,7 +38,7 @@ Status guardStatus(F&& body) {
     } catch (const Error& e) {
         return e.status();
     } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::Internal, "out of host memory");
+        return Status(ErrorCode::OutOfMemory, "out of host memory");
     } catch (const std::exception& e) {
         return Status(ErrorCode::Internal, e.what());
     }
@@ -51,7 +51,7 @@ Result<T> guardResult(F&& body) {
     } catch (const Error& e) {
         return e.status();
     } catch (const std::bad_alloc&) {
-        return Status(ErrorCode::Internal, "out of host memory");
+        return Status(ErrorCode::OutOfMemory, "out of host memory");
     } catch (const std::exception& e) {
         return Status(ErrorCode::Internal, e.what());
     }

@@ -16,6 +16,7 @@ const char* errorCodeName(ErrorCode code) {
         case ErrorCode::ValidationError: return "validation error";
         case ErrorCode::DeviceLost: return "device lost";
         case ErrorCode::Internal: return "internal error";
+        case ErrorCode::OutOfMemory: return "out of memory";
     }
     return "unknown error";
 }
