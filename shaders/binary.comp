@@ -33,8 +33,8 @@ float apply(float u, float v) {
     if (OP == 1u) return u - v;
     if (OP == 2u) return u * v;
     if (OP == 3u) return u / v;
-    if (OP == 4u) return max(u, v);
-    if (OP == 5u) return min(u, v);
+    if (OP == 4u) return maxNaN(u, v);
+    if (OP == 5u) return minNaN(u, v);
     if (OP == 6u) return powOnnx(u, v);
     return u;
 }

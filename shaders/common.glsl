@@ -8,7 +8,16 @@ layout(constant_id = 3) const uint ACT_KIND = 0;  // graph::ActKind
 layout(constant_id = 4) const float ACT_ALPHA = 0.0;
 layout(constant_id = 5) const float ACT_BETA = 0.0;
 
+// NaN propagates as in PyTorch and NumPy (Relu(NaN), max(NaN, x) and a pooling window with a
+// NaN are NaN), but GLSL's max, min and clamp are undefined for NaN and implementations return
+// the other operand (lavapipe, NVIDIA). The test is on the bits: a compiler that assumes no
+// NaNs may fold isnan(x) to false, and x != x to false.
+bool isNaN(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+float maxNaN(float a, float b) { return isNaN(a) ? a : (isNaN(b) ? b : max(a, b)); }
+float minNaN(float a, float b) { return isNaN(a) ? a : (isNaN(b) ? b : min(a, b)); }
+
 float activate(float x) {
+    if (ACT_KIND != 0u && isNaN(x)) return x;  // every activation maps NaN to NaN
     if (ACT_KIND == 1u) return max(x, 0.0);
     if (ACT_KIND == 2u) return min(max(x, ACT_ALPHA), ACT_BETA);  // ONNX Clip order
     if (ACT_KIND == 3u) return 1.0 / (1.0 + exp(-x));

@@ -45,8 +45,8 @@ float apply(float u, float v) {
         case 1: return u - v;
         case 2: return u * v;
         case 3: return u / v;
-        case 4: return max(u, v);
-        case 5: return min(u, v);
+        case 4: return maxNaN(u, v);
+        case 5: return minNaN(u, v);
         case 6: return powOnnx(u, v);
         case 7:  // Mod (floats require fmod=1, see Mod's infer): C fmod, sign of the dividend
         case 8: return v == 0.0 ? uintBitsToFloat(0x7fc00000u) : u - v * trunc(u / v);

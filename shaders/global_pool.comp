@@ -18,15 +18,16 @@ void main() {
     uint plane = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     if (plane >= p.NC) return;  // uniform across the workgroup
     uint lid = gl_LocalInvocationID.x;
-    float acc = IS_MAX != 0u ? -3.402823466e38 : 0.0;
+    // Max starts at -inf (a plane of -inf pools to -inf) and keeps a NaN (maxNaN).
+    float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
     for (uint i = lid; i < p.HW; i += gl_WorkGroupSize.x) {
         float v = float(x[plane * p.HW + i]);
-        acc = IS_MAX != 0u ? max(acc, v) : acc + v;
+        acc = IS_MAX != 0u ? maxNaN(acc, v) : acc + v;
     }
     partial[lid] = acc;
     barrier();
     for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-        if (lid < s) partial[lid] = IS_MAX != 0u ? max(partial[lid], partial[lid + s]) : partial[lid] + partial[lid + s];
+        if (lid < s) partial[lid] = IS_MAX != 0u ? maxNaN(partial[lid], partial[lid + s]) : partial[lid] + partial[lid + s];
         barrier();
     }
     if (lid == 0) y[plane] = T(activate(IS_MAX != 0u ? partial[0] : partial[0] / float(p.HW)));

@@ -23,7 +23,8 @@ void main() {
     if (idx >= p.NC * p.OH * p.OW) return;
     uint ox = idx % p.OW, t = idx / p.OW;
     uint oy = t % p.OH, nc = t / p.OH;
-    float acc = IS_MAX != 0u ? -3.402823466e38 : 0.0;
+    float acc = 0.0;
+    bool found = false;
     uint count = 0;
     int y0 = int(oy * p.SH) - int(p.padH);
     int x0 = int(ox * p.SW) - int(p.padW);
@@ -34,13 +35,18 @@ void main() {
             bool inside = iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W);
             if (inside) {
                 float v = float(x[(nc * p.H + uint(iy)) * p.W + uint(ix)]);
-                acc = IS_MAX != 0u ? max(acc, v) : acc + v;
+                // Max: the first value, then greater ones; a NaN wins and stays (so does -inf
+                // in a window of -inf, which a -FLT_MAX start turned into -FLT_MAX).
+                if (IS_MAX != 0u) acc = !found ? v : maxNaN(acc, v);
+                else acc += v;
+                found = true;
                 ++count;
             } else if (COUNT_INCLUDE_PAD != 0u && iy < int(p.H + p.padBottom) && ix < int(p.W + p.padRight)) {
                 ++count;  // padded positions count, but not the ceil-mode overhang
             }
         }
     }
+    if (IS_MAX != 0u && !found) acc = -3.402823466e38;  // (as the CPU reference)
     if (IS_MAX == 0u) acc = count > 0u ? acc / float(count) : 0.0;
     y[idx] = T(activate(acc));
 }

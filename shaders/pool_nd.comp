@@ -52,7 +52,13 @@ void main() {
                     uint at = ((nc * p.D + uint(iz)) * p.H + uint(iy)) * p.W + uint(ix);
                     ACC v = ACC(x[at]);
                     if (IS_MAX != 0u) {
-                        if (!found || v > acc) {
+#if T_IS_FLOAT
+                        // The first NaN wins and stays (v > NaN is false), as in the reference.
+                        bool better = !found || v > acc || (isNaN(v) && !isNaN(acc));
+#else
+                        bool better = !found || v > acc;
+#endif
+                        if (better) {
                             acc = v;
                             best = STORAGE_ORDER != 0u ? ((nc * p.D + uint(iz)) * p.W + uint(ix)) * p.H + uint(iy) : at;
                         }

@@ -46,8 +46,13 @@ A identity(uint base) {
 }
 
 A combine(A u, A v) {
+#if T_IS_FLOAT
+    if (OP == MAX) return maxNaN(u, v);  // NaN propagates (common.glsl)
+    if (OP == MIN) return minNaN(u, v);
+#else
     if (OP == MAX) return max(u, v);
     if (OP == MIN) return min(u, v);
+#endif
     if (OP == PROD) return u * v;
     return u + v;
 }

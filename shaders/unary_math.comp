@@ -81,6 +81,9 @@ float expm1Approx(float v) {  // exp(v) - 1 without losing all digits for tiny |
 }
 
 float applyFloat(float v) {
+    // NaN in, NaN out (max, min, clamp and sign would drop it: common.glsl), except where ONNX
+    // defines the op by a comparison that is false for NaN: ThresholdedRelu and Shrink give 0.
+    if (isNaN(v) && OP != 18u && OP != 19u) return v;
     switch (int(OP)) {
         case 0: return -v;
         case 1: return abs(v);

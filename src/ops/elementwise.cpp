@@ -52,8 +52,9 @@ T applyBinary(BinaryOp op, T u, T v) {
             case BinaryOp::Sub: return u - v;
             case BinaryOp::Mul: return u * v;
             case BinaryOp::Div: return u / v;
-            case BinaryOp::Max: return std::max(u, v);
-            case BinaryOp::Min: return std::min(u, v);
+            // NaN from either side, as NumPy's maximum/minimum (std::max(1, NaN) returned 1).
+            case BinaryOp::Max: return std::isnan(u) ? u : std::isnan(v) ? v : std::max(u, v);
+            case BinaryOp::Min: return std::isnan(u) ? u : std::isnan(v) ? v : std::min(u, v);
             case BinaryOp::Pow: return static_cast<T>(std::pow(u, v));
             case BinaryOp::Mod:
             case BinaryOp::Fmod: return std::fmod(u, v);

@@ -3,6 +3,7 @@
 // GlobalAveragePool / GlobalMaxPool.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <type_traits>
 
 #include "ops/activation.h"
@@ -39,6 +40,10 @@ PoolGeom poolGeometry(const Node& n, const Shape& x, bool isMax) {
     auto pads = n.attrInts("pads", std::vector<int64_t>(2 * sp, 0));
     if (s.size() != sp || d.size() != sp || pads.size() != 2 * sp)
         shapeError(n, "strides/dilations/pads have the wrong length for {}-D pooling", sp);
+    checkGeometry(n, "kernel_shape", k, 1);
+    checkGeometry(n, "strides", s, 1);
+    checkGeometry(n, "dilations", d, 1);
+    checkGeometry(n, "pads", pads, 0);
     if (!isMax)
         for (int64_t v : d)
             if (v != 1) unsupported(n, "dilated AveragePool is not supported");
@@ -117,7 +122,8 @@ void evalPoolTyped(const Node& n, const PoolGeom& g, const Tensor& in, std::span
                                     int64_t at = ((nc * g.D + iz) * g.H + iy) * g.W + ix;
                                     double v = static_cast<double>(x[at]);
                                     if (IsMax) {
-                                        if (!found || v > acc) {
+                                        // The first NaN wins and stays (v > NaN is false).
+                                        if (!found || v > acc || (std::isnan(v) && !std::isnan(acc))) {
                                             acc = v;
                                             best = colMajor ? ((nc * g.D + iz) * g.W + ix) * g.H + iy : at;
                                         }
@@ -204,8 +210,12 @@ void evalGlobalPool(const Node& n, std::span<const Tensor* const> in, std::span<
     int64_t nc = s[0] * s[1], hw = in[0]->elementCount() / std::max<int64_t>(nc, 1);
     const float* x = in[0]->as<float>();
     for (int64_t p = 0; p < nc; ++p) {
-        double acc = IsMax ? -FLT_MAX : 0.0;
-        for (int64_t i = 0; i < hw; ++i) acc = IsMax ? std::max(acc, static_cast<double>(x[p * hw + i])) : acc + x[p * hw + i];
+        // Max from -inf (a plane of -inf is -inf, not -FLT_MAX), keeping a NaN.
+        double acc = IsMax ? -INFINITY : 0.0;
+        for (int64_t i = 0; i < hw; ++i) {
+            double v = x[p * hw + i];
+            acc = !IsMax ? acc + v : (std::isnan(acc) || !(std::isnan(v) || v > acc)) ? acc : v;
+        }
         out[0].as<float>()[p] = applyActivation(n.activation, static_cast<float>(IsMax ? acc : acc / hw));
     }
 }

@@ -112,8 +112,9 @@ double reduceValues(ReduceOp op, const std::vector<double>& v) {
     }
     for (double e : v) {
         switch (op) {
-            case ReduceOp::Max: acc = std::max(acc, e); break;
-            case ReduceOp::Min: acc = std::min(acc, e); break;
+            // NaN propagates (NumPy's maximum.reduce): std::max(-inf, NaN) returned -inf.
+            case ReduceOp::Max: acc = std::isnan(acc) || !(std::isnan(e) || e > acc) ? acc : e; break;
+            case ReduceOp::Min: acc = std::isnan(acc) || !(std::isnan(e) || e < acc) ? acc : e; break;
             case ReduceOp::Prod: acc *= e; break;
             case ReduceOp::SumSquare:
             case ReduceOp::L2: acc += e * e; break;

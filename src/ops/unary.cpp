@@ -93,7 +93,7 @@ double applyDouble(UnaryOp op, const UnaryAttrs& a, double v) {
     switch (op) {
         case UnaryOp::Neg: return -v;
         case UnaryOp::Abs: return std::abs(v);
-        case UnaryOp::Sign: return v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
+        case UnaryOp::Sign: return std::isnan(v) ? v : v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);  // np.sign(NaN) = NaN
         case UnaryOp::Exp: return std::exp(v);
         case UnaryOp::Log: return std::log(v);
         case UnaryOp::Sqrt: return std::sqrt(v);
