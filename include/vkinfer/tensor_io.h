@@ -21,5 +21,8 @@ Status saveTensorProto(const std::string& path, const Tensor& tensor, const std:
 
 // Chooses by extension: ".npy" or ".pb".
 Result<Tensor> loadTensorFile(const std::string& path);
+// Same, with the name the file carries: a TensorProto's name field, empty when the field is
+// unset or the file is a .npy (which has no name).
+Result<NamedTensor> loadNamedTensorFile(const std::string& path);
 
 }  // namespace vkinfer

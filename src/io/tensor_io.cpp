@@ -4,17 +4,22 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
 #include "io/onnx_tensor.h"
+#include "io/tensor_bytes.h"
 
 namespace vkinfer {
 
 namespace {
 
 std::string readWholeFile(const std::string& path) {
+    // (An ifstream opens a folder without complaint and reads nothing: "bad magic".)
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) fail(ErrorCode::InvalidArgument, "'{}' is a folder, not a tensor file", path);
     std::ifstream f(path, std::ios::binary);
     if (!f) fail(ErrorCode::NotFound, "cannot open '{}'", path);
     std::ostringstream ss;
@@ -113,6 +118,20 @@ Tensor parseNpy(const std::string& bytes, const std::string& path) {
 
 }  // namespace
 
+namespace io {
+
+Tensor parseNpyBytes(const std::string& bytes, const std::string& label) { return parseNpy(bytes, label); }
+
+Tensor parseTensorProtoBytes(const std::string& bytes, const std::string& label, std::string* name) {
+    onnx::TensorProto proto;
+    if (!proto.ParseFromString(bytes))
+        fail(ErrorCode::ParseError, "'{}' is not a valid ONNX TensorProto (truncated?)", label);
+    if (name) *name = proto.name();
+    return tensorFromProto(proto, label);
+}
+
+}  // namespace io
+
 Result<Tensor> loadNpy(const std::string& path) {
     return guardResult<Tensor>([&] { return parseNpy(readWholeFile(path), path); });
 }
@@ -149,14 +168,7 @@ Status saveNpy(const std::string& path, const Tensor& tensor) {
 }
 
 Result<Tensor> loadTensorProto(const std::string& path, std::string* name) {
-    return guardResult<Tensor>([&] {
-        std::string bytes = readWholeFile(path);
-        onnx::TensorProto proto;
-        if (!proto.ParseFromString(bytes))
-            fail(ErrorCode::ParseError, "'{}' is not a valid ONNX TensorProto (truncated?)", path);
-        if (name) *name = proto.name();
-        return io::tensorFromProto(proto, path);
-    });
+    return guardResult<Tensor>([&] { return io::parseTensorProtoBytes(readWholeFile(path), path, name); });
 }
 
 Status saveTensorProto(const std::string& path, const Tensor& tensor, const std::string& name) {
@@ -176,6 +188,14 @@ Result<Tensor> loadTensorFile(const std::string& path) {
     if (endsWith(".npy")) return loadNpy(path);
     if (endsWith(".pb")) return loadTensorProto(path);
     return Status(ErrorCode::InvalidArgument, "'" + path + "': unknown tensor file type (expected .npy or .pb)");
+}
+
+Result<NamedTensor> loadNamedTensorFile(const std::string& path) {
+    std::string name;
+    const bool pb = path.size() >= 3 && path.compare(path.size() - 3, 3, ".pb") == 0;
+    auto t = pb ? loadTensorProto(path, &name) : loadTensorFile(path);
+    if (!t.ok()) return t.status();
+    return NamedTensor{name, std::move(t).value()};
 }
 
 }  // namespace vkinfer

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_models.h"
@@ -90,6 +91,40 @@ TEST(CliCheck, ReferenceOfWrongShapeFails) {
     EXPECT_EQ(r.exitCode, 1) << r.describe();
     EXPECT_TRUE(contains(lineStartingWith(r, "FAIL"), "1x4x16")) << r.out;
     EXPECT_EQ(r.lastOutLine(), "0 passed, 1 failed, 0 unsupported");
+}
+
+// NaN in the outputs: NaN where the reference has NaN passes; NaN against a number, or a
+// number against NaN, fails naming the element.
+TEST(CliCheck, NaNMatchesOnlyNaN) {
+    TempDir dir;
+    fs::path model = dir.path() / "relu";
+    OnnxBuilder b;
+    b.input("x", {2, 4}).output("y");
+    b.node("Relu", {"x"}, {"y"});
+    writeModelFolder(model, b, 1);
+    const fs::path set = model / "test_data_set_0";
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Tensor x = floatTensor({2, 4}, {1.0f, nan, -1.0f, 2.0f, nan, 0.5f, -3.0f, 4.0f});
+    ASSERT_TRUE(saveTensorProto((set / "input_0.pb").string(), x, "x").ok());
+    Tensor y = floatTensor({2, 4}, {1.0f, nan, 0.0f, 2.0f, nan, 0.5f, 0.0f, 4.0f});
+    ASSERT_TRUE(saveTensorProto((set / "output_0.pb").string(), y, "y").ok());
+    CliResult pass = runCli({"check", model.string()});
+    EXPECT_EQ(pass.exitCode, 0) << pass.describe();
+    EXPECT_FALSE(lineStartingWith(pass, "PASS  relu/test_data_set_0").empty()) << pass.out;
+
+    editReference(set / "output_0.pb", [](Tensor& t) { t.as<float>()[1] = 0.0f; });  // NaN due, a number given
+    CliResult numberDue = runCli({"check", model.string()});
+    EXPECT_EQ(numberDue.exitCode, 1) << numberDue.describe();
+    EXPECT_TRUE(contains(lineStartingWith(numberDue, "FAIL"), "1 of 8 elements")) << numberDue.out;
+    EXPECT_TRUE(contains(lineStartingWith(numberDue, "FAIL"), "worst at 1")) << numberDue.out;
+
+    editReference(set / "output_0.pb", [&](Tensor& t) {
+        t.as<float>()[1] = nan;
+        t.as<float>()[3] = nan;  // a number where the reference has NaN
+    });
+    CliResult nanDue = runCli({"check", model.string()});
+    EXPECT_EQ(nanDue.exitCode, 1) << nanDue.describe();
+    EXPECT_TRUE(contains(lineStartingWith(nanDue, "FAIL"), "worst at 3")) << nanDue.out;
 }
 
 TEST(CliCheck, ToleranceOptions) {

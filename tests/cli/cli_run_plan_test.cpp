@@ -133,8 +133,12 @@ TEST_F(CliRun, UnsupportedModel) {
 }
 
 TEST_F(CliRun, WrongInputNameListsValidInputs) {
+    // A usage error (exit 2), like a missing input.
     CliResult r = runCli({"run", model_, "-i", "image=" + input_});
-    expectError(r, {"'image'", "'x'"});
+    EXPECT_EQ(r.exitCode, 2) << r.describe();
+    EXPECT_EQ(r.err.rfind("vkinfer: error: ", 0), 0u) << r.err;
+    EXPECT_TRUE(contains(r.err, "'image'"));
+    EXPECT_TRUE(contains(r.err, "'x'"));
 }
 
 TEST_F(CliRun, InputWithWrongShape) {

@@ -32,6 +32,41 @@ TEST(CliUsage, CommandHelpListsItsOptions) {
     EXPECT_TRUE(contains(bench.out, "--json"));
 }
 
+// Global options belong to the app, but each command's --help lists them too.
+TEST(CliUsage, CommandHelpListsTheGlobalOptions) {
+    for (const char* cmd : {"devices", "run", "check", "plan", "bench"}) {
+        CliResult r = runCli({cmd, "--help"});
+        ASSERT_EQ(r.exitCode, 0) << r.describe();
+        for (const char* word : {"Global options", "--device", "--validate", "--sync", "--precision"})
+            EXPECT_TRUE(contains(r.out, word)) << cmd;
+    }
+}
+
+// Every option a --help lists is documented in docs/CLI.md, and the words for results agree.
+TEST(CliUsage, HelpAndDocsAgree) {
+    const std::string docs = readFile(std::string(VKINFER_SOURCE_DIR) + "/docs/CLI.md");
+    ASSERT_FALSE(docs.empty());
+    for (const char* cmd : {"devices", "run", "check", "plan", "bench"}) {
+        CliResult r = runCli({cmd, "--help"});
+        ASSERT_EQ(r.exitCode, 0) << r.describe();
+        EXPECT_TRUE(contains(docs, std::string("## ") + cmd));
+        for (const auto& line : r.outLines()) {
+            // "  -i,--input TEXT ...  description": the long name of each option.
+            size_t dash = line.find("--");
+            if (line.rfind("  -", 0) != 0 || dash == std::string::npos) continue;
+            std::string name = line.substr(dash, line.find_first_of(" :", dash) - dash);
+            if (name == "--help") continue;
+            EXPECT_TRUE(contains(docs, "`" + name)) << cmd << " " << name;
+        }
+    }
+    CliResult check = runCli({"check", "--help"});
+    EXPECT_TRUE(contains(check.out, "TIMEOUT"));
+    EXPECT_FALSE(contains(check.out, "HANG"));
+    EXPECT_TRUE(contains(docs, "TIMEOUT"));
+    EXPECT_FALSE(contains(docs, "HANG"));
+    EXPECT_FALSE(contains(docs, "SKIP  tiny_vit")) << "tiny_vit is supported: the example must be a true one";
+}
+
 TEST(CliUsage, Version) {
     CliResult r = runCli({"--version"});
     ASSERT_EQ(r.exitCode, 0) << r.describe();

@@ -8,9 +8,30 @@ namespace vkinfer::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+template <class T>
+nlohmann::json orNull(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+template <class T>
+std::optional<T> optionalField(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    return it->get<T>();
+}
+
+}  // namespace
+
 nlohmann::json CaseResult::toJson() const {
-    return {{"case", name},     {"model", caseName},      {"result", result}, {"detail", detail},
-            {"max_error", maxError}, {"max_ref", maxRef}, {"ops", ops}};
+    return {{"case", name},
+            {"model", caseName},
+            {"result", result},
+            {"detail", detail},
+            {"max_error", orNull(maxError)},
+            {"max_ref", orNull(maxRef)},
+            {"ops", orNull(ops)}};
 }
 
 CaseResult CaseResult::fromJson(const nlohmann::json& j) {
@@ -19,9 +40,9 @@ CaseResult CaseResult::fromJson(const nlohmann::json& j) {
     r.caseName = j.value("model", "");
     r.result = j.value("result", "");
     r.detail = j.value("detail", "");
-    r.maxError = j.value("max_error", 0.0);
-    r.maxRef = j.value("max_ref", 0.0);
-    r.ops = j.value("ops", std::vector<std::string>{});
+    r.maxError = optionalField<double>(j, "max_error");
+    r.maxRef = optionalField<double>(j, "max_ref");
+    r.ops = optionalField<std::vector<std::string>>(j, "ops");
     return r;
 }
 
@@ -57,7 +78,7 @@ namespace {
 
 // Unsupported anywhere (loading, planning, an attribute a kernel lacks) is not a failure.
 CaseResult statusResult(const std::string& name, const std::string& model, const Status& s,
-                        const std::vector<std::string>& ops) {
+                        const std::optional<std::vector<std::string>>& ops) {
     CaseResult r;
     r.name = name;
     r.caseName = model;
@@ -68,7 +89,7 @@ CaseResult statusResult(const std::string& name, const std::string& model, const
 }
 
 CaseResult compareOutputs(const std::string& setName, const std::string& model, const std::vector<NamedTensor>& out,
-                          const TestDataSet& ds, const CheckOptions& o, const std::vector<std::string>& ops) {
+                          const TestDataSet& ds, const CheckOptions& o, const std::optional<std::vector<std::string>>& ops) {
     CaseResult r;
     r.name = setName;
     r.caseName = model;
@@ -83,8 +104,10 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
             continue;
         }
         Comparison c = compareTensors(it->tensor, ref.tensor, tol);
-        r.maxError = std::max(r.maxError, c.maxAbsError);
-        r.maxRef = std::max(r.maxRef, c.maxAbsExpected);
+        if (c.problem.empty()) {  // (a shape or type mismatch compares no values)
+            r.maxError = std::max(r.maxError.value_or(0), c.maxAbsError);
+            r.maxRef = std::max(r.maxRef.value_or(0), c.maxAbsExpected);
+        }
         if (!c.pass) {
             ok = false;
             r.detail += c.problem.empty()
@@ -104,7 +127,8 @@ std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Co
                                 const GlobalOptions& g) {
     const std::string path = (dir / "model.onnx").string();
     auto listed = Model::listOperators(path);
-    std::vector<std::string> ops = listed.ok() ? *listed : std::vector<std::string>{};
+    std::optional<std::vector<std::string>> ops;
+    if (listed.ok()) ops = *listed;
     auto model = Model::load(path);
     if (!model.ok()) return {statusResult(name, name, model.status(), ops)};
     auto sets = listTestDataSets(dir.string());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,12 @@ struct CaseResult {
     std::string caseName;   // "<case>": the folder, from the checked folder's own name down
     std::string result;     // pass | fail | unsupported | crash | timeout
     std::string detail;
-    double maxError = 0;
-    double maxRef = 0;
-    std::vector<std::string> ops;  // operator types of the model's nodes
+    // Over the outputs compared with their reference; none (null in JSON) when nothing was
+    // compared: the model or data set did not load or run, or no output had the right shape.
+    std::optional<double> maxError;
+    std::optional<double> maxRef;
+    // Operator types of the model's nodes; none when the model file does not parse.
+    std::optional<std::vector<std::string>> ops;
 
     nlohmann::json toJson() const;
     static CaseResult fromJson(const nlohmann::json& j);

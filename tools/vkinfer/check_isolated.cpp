@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <new>
 
 #include "check_cases.h"
 
@@ -46,7 +47,16 @@ void writeLine(int fd, const std::string& line) {
             r.detail = ctx.status().toString();
             results.push_back(r);
         } else {
-            results = runCase(dirs[i], names[i], *ctx, opts, g);
+            // An exception here would unwind through the parent's stack frames copied by fork.
+            try {
+                results = runCase(dirs[i], names[i], *ctx, opts, g);
+            } catch (const std::exception& e) {
+                CaseResult r;
+                r.name = r.caseName = names[i];
+                r.result = "fail";
+                r.detail = dynamic_cast<const std::bad_alloc*>(&e) ? "out of host memory" : fmt::format("internal error: {}", e.what());
+                results = {r};
+            }
         }
         for (const auto& r : results) writeLine(fd, "R " + jsonText(r.toJson(), -1));
         writeLine(fd, fmt::format("E {}", i));

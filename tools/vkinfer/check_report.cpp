@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -33,7 +34,8 @@ std::string suiteOf(const CaseResult& r) {
 }
 
 std::set<std::string> distinctOps(const CaseResult& r) {
-    std::set<std::string> ops(r.ops.begin(), r.ops.end());
+    if (!r.ops) return {};
+    std::set<std::string> ops(r.ops->begin(), r.ops->end());
     ops.erase("Constant");
     return ops;
 }
@@ -81,6 +83,8 @@ std::string conformanceMarkdown(const std::vector<CaseResult>& results, const st
 }
 
 std::set<std::string> readList(const std::string& path) {
+    // (An ifstream opens a folder and reads nothing from it: an empty list, silently.)
+    if (std::filesystem::is_directory(path)) throw CliError(fmt::format("'{}' is a folder, not a list file", path), 2);
     std::ifstream f(path);
     if (!f) throw CliError(fmt::format("cannot read '{}'", path));
     std::set<std::string> out;

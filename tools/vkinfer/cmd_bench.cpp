@@ -2,15 +2,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "bench_profile.h"
 #include "common.h"
+#include "inputs.h"
 
 namespace vkinfer::cli {
 
 namespace {
+
+// More would only fill memory with samples (a double each) for a benchmark nobody waits for.
+constexpr int kMaxIterations = 1000000;
 
 struct BenchArgs {
     std::string model;
@@ -24,7 +29,8 @@ struct BenchArgs {
 };
 
 void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
-    if (a.iters < 1) throw CliError("--iters must be at least 1", 2);
+    if (!a.inputs.empty() && !a.shapes.empty())
+        throw CliError("--shape applies only to generated inputs (inputs from -i files have the files' shapes)", 2);
     Model model = orDie(Model::load(a.model));
     std::vector<NamedTensor> inputs =
         a.inputs.empty() ? syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)))
@@ -77,17 +83,24 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
 void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     auto* cmd = app.add_subcommand("bench", "Measure latency per inference: median, min and p90 of wall and GPU time");
     auto a = std::make_shared<BenchArgs>();
-    cmd->add_option("model", a->model, "ONNX model file")->required();
-    cmd->add_option("--iters", a->iters, "Timed iterations")->capture_default_str();
-    cmd->add_option("--warmup", a->warmup, "Untimed iterations first (at least 1: it compiles the plan)")
-        ->capture_default_str();
-    cmd->add_option("-i,--input", a->inputs, "Input as NAME=FILE (default: uniform [0,1) values)");
-    cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for dynamic inputs");
+    cmd->add_option("model", a->model, "ONNX model file")->required()->check(nonEmpty());
+    cmd->add_option("--iters", a->iters, "Timed iterations, 1 to 1000000")
+        ->capture_default_str()
+        ->check(intInRange(1, kMaxIterations));
+    cmd->add_option("--warmup", a->warmup,
+                    "Untimed iterations first, 0 to 1000000 (at least 1 runs: it compiles the plan)")
+        ->capture_default_str()
+        ->check(intInRange(0, kMaxIterations));
+    cmd->add_option("-i,--input", a->inputs, "Input as NAME=FILE, as for run (default: uniform [0,1) values)");
+    cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for dynamic inputs (not with -i)");
     cmd->add_flag("--json", a->json, "Print JSON");
-    cmd->add_flag("--profile", a->profile,
+    auto* profile = cmd->add_flag("--profile", a->profile,
                   "Then time every dispatch (as many runs again, in a session with a timestamp after each dispatch): "
                   "totals per op and the slowest dispatches");
-    cmd->add_option("--top", a->top, "With --profile: how many of the slowest dispatches to list")->capture_default_str();
+    cmd->add_option("--top", a->top, "With --profile: how many of the slowest dispatches to list (0 or more)")
+        ->capture_default_str()
+        ->check(intInRange(0, std::numeric_limits<int>::max()))
+        ->needs(profile);
     cmd->callback([a, &g] { benchCommand(*a, g); });
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -30,17 +32,16 @@ struct CheckArgs {
 };
 
 void printResult(const CaseResult& r) {
+    const std::string errors =
+        r.maxError ? fmt::format("max error {:.3g} (max |ref| {:.3g})", *r.maxError, r.maxRef.value_or(0)) : "";
     if (r.result == "pass")
-        fmt::print("PASS  {}  max error {:.3g} (max |ref| {:.3g})\n", r.name, r.maxError, r.maxRef);
+        fmt::print("PASS  {}  {}\n", r.name, errors);
     else if (r.result == "unsupported")
         fmt::print("SKIP  {}  unsupported: {}\n", r.name, r.detail);
     else if (r.result == "fail")
-        fmt::print("FAIL  {}  {}{}\n", r.name,
-                   r.maxRef > 0 || r.maxError > 0 ? fmt::format("max error {:.3g} (max |ref| {:.3g}): ", r.maxError, r.maxRef)
-                                                  : "",
-                   r.detail);
+        fmt::print("FAIL  {}  {}{}\n", r.name, errors.empty() ? "" : errors + ": ", r.detail);
     else
-        fmt::print("{}  {}  {}\n", r.result == "crash" ? "CRASH" : "HANG ", r.name, r.detail);
+        fmt::print("{}  {}  {}\n", r.result == "crash" ? "CRASH" : "TIMEOUT", r.name, r.detail);
     std::fflush(stdout);
 }
 
@@ -50,9 +51,21 @@ void writeFile(const std::string& path, const std::string& text) {
     if (!f) throw CliError(fmt::format("cannot write '{}'", path));
 }
 
+// Fails now rather than after the whole run if `path` cannot be written (opened to append:
+// it is created if absent, and replaced only at the end).
+void checkWritable(const std::string& path, const char* option) {
+    if (path.empty()) return;
+    if (fs::is_directory(path)) throw CliError(fmt::format("{} '{}' is a folder, not a file", option, path), 2);
+    std::ofstream f(path, std::ios::app);
+    if (!f) throw CliError(fmt::format("{} '{}': cannot write the file: {}", option, path, std::strerror(errno)));
+}
+
 int checkCommand(const CheckArgs& a, const GlobalOptions& g) {
     fs::path root(a.dir);
     if (!fs::is_directory(root)) throw CliError(fmt::format("'{}' is not a folder", a.dir), 2);
+    checkWritable(a.report, "--report");
+    checkWritable(a.markdown, "--markdown");
+    checkWritable(a.writeExpected, "--write-expected");
     auto dirs = caseFolders(root);
     std::vector<std::string> names;
     for (const auto& d : dirs) names.push_back(caseName(d, root));
@@ -132,22 +145,41 @@ void addCheckCommand(CLI::App& app, GlobalOptions& g) {
         "check", "Run every test_data_set_* of a model folder (ONNX backend-test layout), or of every model folder "
                  "below DIR, and compare with the reference outputs");
     auto a = std::make_shared<CheckArgs>();
-    cmd->add_option("dir", a->dir, "Folder with model.onnx and test_data_set_*, or a folder of such folders")->required();
-    cmd->add_option("--rtol", a->opts.rtol, "Relative tolerance")->capture_default_str();
-    cmd->add_option("--atol", a->opts.atol, "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute")
-        ->capture_default_str();
+    cmd->add_option("dir", a->dir, "Folder with model.onnx and test_data_set_*, or a folder of such folders")
+        ->required()
+        ->check(nonEmpty());
+    cmd->add_option("--rtol", a->opts.rtol, "Relative tolerance (a finite number >= 0)")
+        ->capture_default_str()
+        ->check(finiteNonNegative());
+    cmd->add_option("--atol", a->opts.atol,
+                    "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute (a finite number >= 0)")
+        ->capture_default_str()
+        ->check(finiteNonNegative());
     cmd->add_flag("--atol-absolute", a->opts.atolAbsolute, "Use --atol as an absolute tolerance");
     cmd->add_option("--filter", a->filter, "Only model folders whose name (from DIR's own name down) contains this text");
-    cmd->add_option("--report", a->report, "Also write the results as JSON to this file");
-    cmd->add_flag("--isolate", a->isolate,
-                  "Run cases in worker processes: a case that crashes or hangs is reported as such and the rest run");
-    cmd->add_option("--timeout", a->timeout, "With --isolate: seconds without progress before a case counts as hung")
-        ->capture_default_str();
-    cmd->add_option("--markdown", a->markdown, "Write a conformance report (per suite and operator) in Markdown");
-    cmd->add_option("--scope", a->scope, "File listing the operators that count as in scope for the report");
+    cmd->add_option("--report", a->report, "Also write the results as JSON to this file")->check(nonEmpty());
+    auto* isolate = cmd->add_flag(
+        "--isolate", a->isolate,
+        "Run cases in worker processes: a case that crashes (CRASH) or makes no progress for --timeout seconds "
+        "(TIMEOUT) is reported as such and the rest run");
+    cmd->add_option("--timeout", a->timeout,
+                    "With --isolate: seconds without progress before a case is killed and reported as TIMEOUT (more "
+                    "than 0, at most 1e6)")
+        ->capture_default_str()
+        ->check(finitePositive(1e6))
+        ->needs(isolate);
+    auto* markdown =
+        cmd->add_option("--markdown", a->markdown, "Write a conformance report (per suite and operator) in Markdown")
+            ->check(nonEmpty());
+    cmd->add_option("--scope", a->scope, "With --markdown: file listing the operators that count as in scope")
+        ->check(nonEmpty())
+        ->needs(markdown);
     cmd->add_option("--expect", a->expect,
-                    "File listing data sets that must pass: exit 1 only if one of them does not, or any case crashes");
-    cmd->add_option("--write-expected", a->writeExpected, "Write the data sets that passed to this file");
+                    "File listing data sets that must pass: exit 1 only if one of them does not, or any case crashes "
+                    "or times out")
+        ->check(nonEmpty());
+    cmd->add_option("--write-expected", a->writeExpected, "Write the data sets that passed to this file")
+        ->check(nonEmpty());
     cmd->callback([a, &g] {
         int rc = checkCommand(*a, g);
         if (rc != 0) throw CliError("", rc);  // the summary line already says why

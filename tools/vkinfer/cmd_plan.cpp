@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "inputs.h"
 
 namespace vkinfer::cli {
 
@@ -35,14 +36,14 @@ void addPlanCommand(CLI::App& app, GlobalOptions& g) {
         "plan", "Print the execution plan: dispatches in recording order with their waves and barriers, and the memory "
                 "plan (no GPU needed)");
     auto a = std::make_shared<PlanArgs>();
-    cmd->add_option("model", a->model, "ONNX model file")->required();
+    cmd->add_option("model", a->model, "ONNX model file")->required()->check(nonEmpty());
     cmd->add_flag("--json", a->json, "Print the plan as JSON (format in docs/CLI.md)");
     cmd->add_option("--shape", a->shapes,
                     "Input shape NAME=1x3x224x224 for dynamic inputs (default: the model's static shape, else the "
                     "shape in test_data_set_0 beside the model)");
-    cmd->add_option("--alignment", a->alignment, "Byte alignment of tensors in the arena")
+    cmd->add_option("--alignment", a->alignment, "Byte alignment of tensors in the arena: a power of two from 16 to 65536")
         ->capture_default_str()
-        ->check(CLI::Range(16u, 65536u));
+        ->check(powerOfTwo(16, 65536));
     cmd->callback([a, &g] { planCommand(*a, g); });
 }
 

@@ -1,13 +1,21 @@
 // vkinfer run: one inference on given inputs, with an output summary and timing.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "common.h"
+#include "inputs.h"
 
 namespace vkinfer::cli {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -23,12 +31,32 @@ double msSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Creates `dir` if needed and checks that files can be created in it: before the model is
+// loaded, so that a bad -o does not cost a whole inference first.
+void prepareOutputDir(const std::string& dir) {
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw CliError(fmt::format("-o '{}' exists and is not a folder", dir), 2);
+    fs::create_directories(dir, ec);
+    if (ec) throw CliError(fmt::format("-o '{}': cannot create the folder: {}", dir, ec.message()));
+    std::string probe = (fs::path(dir) / ".vkinfer-write-test-XXXXXX").string();
+    int fd = mkstemp(probe.data());
+    if (fd < 0) throw CliError(fmt::format("-o '{}': cannot create files in the folder: {}", dir, std::strerror(errno)));
+    close(fd);
+    unlink(probe.c_str());
+}
+
 void runCommand(const RunArgs& a, const GlobalOptions& g) {
+    if (a.random && !a.inputs.empty())
+        throw CliError("--random and -i exclude each other: give every input from a file, or none", 2);
+    if (!a.random && !a.shapes.empty())
+        throw CliError("--shape applies only to --random (inputs from -i files have the files' shapes)", 2);
+    if (!a.outDir.empty()) prepareOutputDir(a.outDir);
     Model model = orDie(Model::load(a.model));
     std::vector<NamedTensor> inputs;
     if (a.random) {
         inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)));
-    } else if (a.inputs.empty()) {
+    } else if (a.inputs.empty() && !model.inputs().empty()) {
         std::string list;
         for (const auto& d : model.inputs())
             list += fmt::format("\n  {} {} {}", d.name, dataTypeName(d.dtype), shapeToString(d.shape));
@@ -58,15 +86,12 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
                syncModeName(syncMode(g)), precisionName(precision(g)), ctx.validationEnabled() ? ", validation on (no messages)" : "");
 
     if (!a.outDir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(a.outDir, ec);
-        if (ec) throw CliError(fmt::format("cannot create '{}': {}", a.outDir, ec.message()));
         std::set<std::string> used;
         for (const auto& out : outputs) {
             // Two names that clean up to the same file name get _2, _3, ... (never overwrite).
             std::string base = safeFileName(out.name), file = base;
             for (int k = 2; !used.insert(file).second; ++k) file = base + "_" + std::to_string(k);
-            std::string path = (std::filesystem::path(a.outDir) / (file + ".npy")).string();
+            std::string path = (fs::path(a.outDir) / (file + ".npy")).string();
             orDie(saveNpy(path, out.tensor));
             fmt::print("wrote   {}\n", path);
         }
@@ -78,12 +103,19 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
 void addRunCommand(CLI::App& app, GlobalOptions& g) {
     auto* cmd = app.add_subcommand("run", "Run a model once on inputs from files and summarize the outputs");
     auto a = std::make_shared<RunArgs>();
-    cmd->add_option("model", a->model, "ONNX model file")->required();
+    cmd->add_option("model", a->model, "ONNX model file")->required()->check(nonEmpty());
     cmd->add_option("-i,--input", a->inputs,
-                    "Input as NAME=FILE (.npy or ONNX TensorProto .pb); FILE alone for a single-input model");
-    cmd->add_option("-o,--output-dir", a->outDir, "Write each output to DIR/<output name>.npy");
-    cmd->add_flag("--random", a->random, "Use uniform [0,1) inputs instead of files (shapes from --shape or the model)");
-    cmd->add_option("--shape", a->shapes, "Input shape NAME=1x3x224x224 for --random with dynamic dimensions");
+                    "Input as NAME=FILE (.npy or ONNX TensorProto .pb); FILE alone for a single-input model, or for a "
+                    ".pb whose tensor name is one of the model's inputs");
+    cmd->add_option("-o,--output-dir", a->outDir,
+                    "Write each output to DIR/<output name>.npy (DIR is created, and checked before the model is loaded)")
+        ->check(nonEmpty());
+    cmd->add_flag("--random", a->random,
+                  "Use uniform [0,1) inputs instead of files (shapes from --shape, the model, or test_data_set_0 beside "
+                  "it); not with -i");
+    cmd->add_option("--shape", a->shapes,
+                    "Input shape NAME=1x3x224x224 for --random with dynamic dimensions (only with --random: files have "
+                    "their own shapes)");
     cmd->callback([a, &g] { runCommand(*a, g); });
 }
 

@@ -4,13 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
+#include <limits>
 #include <numeric>
-#include <random>
 
 namespace vkinfer::cli {
-
-namespace fs = std::filesystem;
 
 SyncMode syncMode(const GlobalOptions& g) {
     return g.sync == "conservative" ? SyncMode::Conservative : SyncMode::Minimal;
@@ -34,7 +31,8 @@ SessionOptions sessionOptions(const GlobalOptions& g) {
 
 void addGlobalOptions(CLI::App& app, GlobalOptions& g) {
     app.add_option("--device", g.device, "Vulkan device index from `vkinfer devices` (default: first discrete GPU, "
-                                          "else first integrated GPU, else device 0)");
+                                          "else first integrated GPU, else device 0)")
+        ->check(intInRange(0, std::numeric_limits<int>::max()));
     app.add_flag("--validate", g.validate,
                  "Enable the Khronos validation layer with synchronization validation; any message fails the "
                  "command (also: VKINFER_VALIDATE=1)");
@@ -47,97 +45,63 @@ void addGlobalOptions(CLI::App& app, GlobalOptions& g) {
         ->check(CLI::IsMember({"fp32", "fp16"}));
 }
 
-namespace {
-
-std::vector<int64_t> parseDims(const std::string& text, const std::string& spec) {
-    std::vector<int64_t> dims;
-    if (text.empty() || text == "scalar") return dims;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t x = text.find_first_of("x,", start);
-        std::string part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
-        try {
-            size_t used = 0;
-            long long v = std::stoll(part, &used);
-            if (used != part.size() || v < 0) throw std::invalid_argument(part);
-            dims.push_back(v);
-        } catch (const std::exception&) {
-            throw CliError(fmt::format("bad shape '{}': expected dimensions like 1x3x224x224", spec), 2);
-        }
-        if (x == std::string::npos) break;
-        start = x + 1;
-    }
-    return dims;
+std::string globalOptionsHelp(const CLI::App& app) {
+    std::vector<const CLI::Option*> opts;
+    for (const CLI::Option* o : app.get_options())
+        if (o != app.get_help_ptr() && o->get_name() != "--version") opts.push_back(o);
+    return CLI::Formatter().make_group("Global options (before or after the command)", false, opts);
 }
 
-// Splits "NAME=VALUE"; a lone VALUE is allowed when the model has exactly one input.
-std::pair<std::string, std::string> splitNamed(const std::string& spec, const Model& model, const char* what) {
-    size_t eq = spec.find('=');
-    if (eq != std::string::npos) return {spec.substr(0, eq), spec.substr(eq + 1)};
-    if (model.inputs().size() == 1) return {model.inputs()[0].name, spec};
-    std::string names;
-    for (const auto& d : model.inputs()) names += (names.empty() ? "" : ", ") + d.name;
-    throw CliError(fmt::format("'{}': the model has {} inputs ({}); write {} as NAME=...", spec, model.inputs().size(),
-                               names, what),
-                   2);
+CLI::Validator finiteNonNegative() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double v = 0;
+            if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+            if (!std::isfinite(v) || v < 0) return "must be a finite number >= 0, got " + text;
+            return {};
+        },
+        "NUMBER>=0");
 }
 
-}  // namespace
-
-InputShapes parseShapes(const std::vector<std::string>& specs, const Model& model) {
-    InputShapes shapes;
-    for (const auto& s : specs) {
-        auto [name, dims] = splitNamed(s, model, "--shape");
-        shapes.emplace_back(name, parseDims(dims, s));
-    }
-    return shapes;
+CLI::Validator finitePositive(double max) {
+    return CLI::Validator(
+        [max](std::string& text) -> std::string {
+            double v = 0;
+            if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+            if (!std::isfinite(v) || v <= 0 || v > max) return fmt::format("must be a number > 0 and <= {:g}, got {}", max, text);
+            return {};
+        },
+        "NUMBER>0");
 }
 
-InputShapes resolveShapesWithDefaults(const Model& model, const std::string& modelPath, const InputShapes& given) {
-    auto direct = model.resolveShapes(given);
-    if (direct.ok()) return std::move(direct).value();
-    if (direct.status().code() != ErrorCode::InvalidArgument) throw CliError(direct.status());
-    // Dynamic dims not given: take them from test_data_set_0 beside the model, if any.
-    auto sets = listTestDataSets(fs::path(modelPath).parent_path().string());
-    if (!sets.empty()) {
-        auto ds = loadTestDataSet(sets.front(), model);
-        if (ds.ok()) {
-            InputShapes merged = given;
-            for (const auto& in : ds->inputs)
-                if (std::none_of(merged.begin(), merged.end(), [&](const auto& s) { return s.first == in.name; }))
-                    merged.emplace_back(in.name, in.tensor.shape());
-            auto r = model.resolveShapes(merged);
-            if (r.ok()) return std::move(r).value();
-        }
-    }
-    throw CliError(direct.status());
+CLI::Validator powerOfTwo(uint32_t lo, uint32_t hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            uint64_t v = 0;
+            if (!CLI::detail::lexical_cast(text, v) || v < lo || v > hi || (v & (v - 1)) != 0)
+                return fmt::format("must be a power of two from {} to {}, got {}", lo, hi, text);
+            return {};
+        },
+        fmt::format("POW2 in [{}, {}]", lo, hi));
 }
 
-std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model) {
-    std::vector<NamedTensor> inputs;
-    for (const auto& s : specs) {
-        auto [name, file] = splitNamed(s, model, "-i");
-        inputs.push_back({name, orDie(loadTensorFile(file))});
-    }
-    return inputs;
+CLI::Validator nonEmpty() {
+    return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "must not be empty" : ""; }, "");
 }
 
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes) {
-    std::vector<NamedTensor> inputs;
-    std::mt19937 rng(1234);
-    std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    for (const auto& [name, shape] : shapes) {
-        auto it = std::find_if(model.inputs().begin(), model.inputs().end(),
-                               [&](const TensorDesc& d) { return d.name == name; });
-        DataType type = it != model.inputs().end() ? it->dtype : DataType::Float32;
-        if (type != DataType::Float32)
-            throw CliError(fmt::format("input '{}' is {}; give it with -i NAME=FILE", name, dataTypeName(type)), 2);
-        Tensor t(type, shape);
-        for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = dist(rng);
-        inputs.push_back({name, std::move(t)});
-    }
-    return inputs;
+CLI::Validator intInRange(int64_t lo, int64_t hi) {
+    const bool open = hi == std::numeric_limits<int>::max();
+    return CLI::Validator(
+        [lo, hi, open](std::string& text) -> std::string {
+            int64_t v = 0;
+            if (CLI::detail::lexical_cast(text, v) && v >= lo && v <= hi) return {};
+            return open ? fmt::format("must be an integer >= {}, got {}", lo, text)
+                        : fmt::format("must be an integer from {} to {}, got {}", lo, hi, text);
+        },
+        open ? fmt::format("INT>={}", lo) : fmt::format("INT in [{}, {}]", lo, hi));
 }
+
+void warn(const std::string& message) { fmt::print(stderr, "vkinfer: warning: {}\n", message); }
 
 std::string summarize(const Tensor& t) {
     std::string s = fmt::format("{} {}", dataTypeName(t.dtype()), shapeToString(t.shape()));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vkinfer/vkinfer.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,23 +45,29 @@ Precision precision(const GlobalOptions& g);
 Context makeContext(const GlobalOptions& g);
 SessionOptions sessionOptions(const GlobalOptions& g);
 
-// "name=1x3x224x224" (or "1x3x224x224" when the model has one input).
-InputShapes parseShapes(const std::vector<std::string>& specs, const Model& model);
-// `given`, completed for dynamic inputs from test_data_set_0 next to the model file when
-// present. Fails naming the input whose shape is still unknown.
-InputShapes resolveShapesWithDefaults(const Model& model, const std::string& modelPath, const InputShapes& given);
-
-// Input tensors from "-i NAME=FILE" (or "-i FILE" for a single-input model).
-std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model);
-// Deterministic uniform [0, 1) inputs of the given shapes (for bench and plan-less runs).
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes);
-
 // A one-line description: shape, type, min/max/mean, and top-5 classes for [1, K] outputs.
 std::string summarize(const Tensor& t);
 std::string safeFileName(const std::string& tensorName);
 
 // Adds the global options to an app or subcommand.
 void addGlobalOptions(CLI::App& app, GlobalOptions& g);
+// The global options of `app` as a help section, for the footer of each command's --help.
+std::string globalOptionsHelp(const CLI::App& app);
+
+// Checks of numeric option values (CLI11 reports a failed one as "--NAME: <message>", exit 2).
+// A finite number >= 0 ("nan" and "inf" parse as doubles but are no tolerance).
+CLI::Validator finiteNonNegative();
+// A finite number > 0 and <= `max`.
+CLI::Validator finitePositive(double max);
+// A power of two in [lo, hi].
+CLI::Validator powerOfTwo(uint32_t lo, uint32_t hi);
+// A text that is not empty (paths: "-o ''" meant no output folder, silently).
+CLI::Validator nonEmpty();
+// An integer in [lo, hi] (hi = INT_MAX: "an integer >= lo").
+CLI::Validator intInRange(int64_t lo, int64_t hi);
+
+// Prints "vkinfer: warning: <message>" on stderr.
+void warn(const std::string& message);
 
 // One registration function per command.
 void addDevicesCommand(CLI::App& app, GlobalOptions& g);

@@ -1,6 +1,13 @@
 // vkinfer: command-line front end of the engine (docs/CLI.md).
 #include <fmt/format.h>
 
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <system_error>
+
 #include "common.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +23,26 @@ int main(int argc, char** argv) {
     addCheckCommand(app, global);
     addPlanCommand(app, global);
     addBenchCommand(app, global);
+    // `vkinfer COMMAND --help` lists the global options too (they are the app's, not the command's).
+    const std::string globalHelp = globalOptionsHelp(app);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->footer(globalHelp);
+    // A closed pipe (`vkinfer plan ... | head`) is a write error, not death by SIGPIPE (exit 141).
+    std::signal(SIGPIPE, SIG_IGN);
+    // Nothing may end in std::terminate's abort (exit 134): an exception that escapes where it
+    // cannot be caught (a destructor, a noexcept function) still gives a message and exit 1.
+    std::set_terminate([] {
+        std::string what = "unknown exception";
+        if (auto e = std::current_exception()) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception& x) {
+                what = x.what();
+            } catch (...) {
+            }
+        }
+        std::fprintf(stderr, "vkinfer: error: internal error: %s\n", what.c_str());
+        std::_Exit(1);
+    });
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -40,6 +67,18 @@ int main(int argc, char** argv) {
     } catch (const CliError& e) {
         if (*e.what()) fmt::print(stderr, "vkinfer: error: {}\n", e.what());
         return e.exitCode();
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "vkinfer: error: out of host memory (an allocation of the command line tool failed)\n");
+        return 1;
+    } catch (const std::system_error& e) {  // e.g. writing to a closed pipe
+        fmt::print(stderr, "vkinfer: error: {}\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "vkinfer: error: internal error: {}\n", e.what());
+        return 1;
+    } catch (...) {
+        fmt::print(stderr, "vkinfer: error: internal error: unknown exception\n");
+        return 1;
     }
     return 0;
 }

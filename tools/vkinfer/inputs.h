@@ -1,0 +1,32 @@
+// A model's inputs from the command line: `--shape` specs, `-i` files and synthetic values.
+// What the command line alone gets wrong (a name the model has no input for, an input given
+// twice or not at all, malformed dimensions) is a usage error, exit 2; what a file gets wrong
+// (missing, malformed, of the wrong type or shape) is a failure, exit 1.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+// "NAME=1x3x224x224" ("NAME=scalar" for rank 0), or the dimensions alone when the model has
+// one input. Fails for malformed dimensions, an unknown or repeated input, or a shape whose
+// byte size does not fit in 63 bits.
+InputShapes parseShapes(const std::vector<std::string>& specs, const Model& model);
+// `given`, completed for dynamic inputs from test_data_set_0 next to the model file when
+// present. Fails naming the input whose shape is still unknown.
+InputShapes resolveShapesWithDefaults(const Model& model, const std::string& modelPath, const InputShapes& given);
+
+// Input tensors from "-i NAME=FILE" or "-i FILE" (.npy or .pb). A lone FILE feeds the
+// model's only input, or, for a model with several, the input its TensorProto names. A .pb
+// whose own name is another input than the one it is given for gets a warning. Every input
+// of the model must be given exactly once.
+std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model);
+
+// Deterministic uniform [0, 1) float32 inputs of the given shapes. A tensor larger than the
+// host's memory, or whose allocation fails, is an error naming it and its bytes.
+std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes);
+
+}  // namespace vkinfer::cli
