@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,9 @@ struct Renderer {
     VkDevice device = VK_NULL_HANDLE;
     uint32_t family = 0;
     VkQueue queue = VK_NULL_HANDLE;
-    VkPhysicalDeviceFeatures features{};  // what was enabled
-    VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    // What the device was created with: vkinfer's requirements (feature chain, extensions).
+    std::unique_ptr<vkinfer::DeviceRequirements> requirements;
+    std::vector<std::string> extensions;
 
     uint32_t memoryType(uint32_t bits, VkMemoryPropertyFlags flags) const {
         VkPhysicalDeviceMemoryProperties mp;
@@ -144,26 +146,30 @@ Renderer createRenderer(bool validate) {
         std::exit(1);
     }
 
-    // Features: what the renderer wants, plus what helps vkinfer where the device has it.
-    // shaderStorageImageWriteWithoutFormat lets vkinfer write any output format (BGRA8 too).
+    // Features and extensions: what vkinfer uses on this device (queryDeviceRequirements),
+    // plus what the renderer itself needs (ORed into the same structures).
+    auto req = vkinfer::queryDeviceRequirements(r.physical);
+    if (!report(req.status(), "querying what vkinfer uses on the device")) std::exit(1);
+    r.requirements = std::make_unique<vkinfer::DeviceRequirements>(std::move(req).value());
     VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     have.pNext = &have12;
     vkGetPhysicalDeviceFeatures2(r.physical, &have);
-    r.features.shaderStorageImageWriteWithoutFormat = have.features.shaderStorageImageWriteWithoutFormat;
-    r.features12.timelineSemaphore = have12.timelineSemaphore;
+    r.requirements->features12().timelineSemaphore = have12.timelineSemaphore;  // the renderer's own wish
+    r.extensions = r.requirements->extensions();
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qi.queueFamilyIndex = r.family;
     qi.queueCount = 1;
     qi.pQueuePriorities = &priority;
-    VkPhysicalDeviceVulkan12Features enable12 = r.features12;
+    const std::vector<const char*>& extensionNames = r.requirements->extensionNames();
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.pNext = &enable12;
+    dci.pNext = r.requirements->featureChain();  // the core features travel in the chain
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qi;
-    dci.pEnabledFeatures = &r.features;
+    dci.enabledExtensionCount = static_cast<uint32_t>(extensionNames.size());
+    dci.ppEnabledExtensionNames = extensionNames.data();
     CHECK_VK(vkCreateDevice(r.physical, &dci, nullptr, &r.device));
     vkGetDeviceQueue(r.device, r.family, 0, &r.queue);
     return r;
@@ -291,10 +297,9 @@ int main(int argc, char** argv) {
     host.device = r.device;
     host.queueFamilyIndex = r.family;
     host.queue = r.queue;  // optional: used once to upload the weights (else: the first recording does)
-    host.apiVersion = VK_API_VERSION_1_2;
-    host.features = r.features;
-    host.features12 = r.features12;
-    host.features12.pNext = nullptr;
+    host.apiVersion = VK_API_VERSION_1_2;  // what the instance was created with
+    host.enabledExtensions = r.extensions;
+    host.enabledFeatureChain = r.requirements->featureChain();  // what vkCreateDevice got
     int status = 1;
     {
         auto context = vkinfer::wrapHostDevice(host);

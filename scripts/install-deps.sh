@@ -5,7 +5,9 @@ set -eu
 packages="build-essential cmake ninja-build pkg-config
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev"
+  libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libpng-dev libjpeg62-turbo-dev
+  clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

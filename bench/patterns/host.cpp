@@ -95,6 +95,7 @@ vkinfer::HostDevice Host::description(bool withQueue) const {
     h.device = device_;
     h.queueFamilyIndex = family_;
     h.queue = withQueue ? queue_ : VK_NULL_HANDLE;
+    h.apiVersion = VK_API_VERSION_1_2;
     h.features = core_;
     h.features12 = v12_;
     h.features12.pNext = nullptr;

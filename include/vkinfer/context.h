@@ -40,6 +40,9 @@ struct DeviceInfo {
     bool timelineSemaphoreExport = false;  // timeline semaphores exportable as opaque fd
     bool cooperativeMatrixKhr = false;
     bool cooperativeMatrixNv = false;
+    // VK_NV_cooperative_matrix offers 16x16x16 float16 x float16 -> float32 at subgroup scope
+    // (what vkinfer's tensor-core kernels use).
+    bool cooperativeMatrix16x16x16 = false;
     bool timestamps = false;            // compute queue supports timestamp queries
     double timestampPeriodNs = 0;
     uint32_t subgroupSize = 0;
@@ -66,6 +69,21 @@ struct ContextOptions {
     bool validate = false;
 };
 
+// Device memory vkinfer's buffers hold on a context, in bytes (allocation sizes).
+struct DeviceMemoryBytes {
+    uint64_t weights = 0;  // packed constants, one buffer per prepared plan
+    uint64_t arena = 0;    // intermediate tensors, one arena per plan and frame slot
+    uint64_t io = 0;       // model input and output buffers (imported memory included)
+    uint64_t staging = 0;  // host-visible copies of inputs, outputs and weights
+    uint64_t other = 0;
+    uint64_t total() const { return weights + arena + io + staging + other; }
+};
+struct MemoryStats {
+    DeviceMemoryBytes current;  // held now
+    DeviceMemoryBytes peak;     // the most each kind held at once since creation or resetPeakMemory()
+    uint64_t peakTotal = 0;     // the most held at once in all (not the sum of the peaks)
+};
+
 // Owns a VkInstance, VkDevice and compute queue (the "separate context" pattern), plus a
 // pipeline cache shared by all sessions on it. Cheap to copy (shared ownership).
 class Context {
@@ -76,6 +94,13 @@ public:
     bool validationEnabled() const;
     // Takes the validation messages reported since the last call (empty without validation).
     std::vector<std::string> takeValidationMessages();
+    // Device memory of every session on this context (sessions free theirs when destroyed).
+    MemoryStats memoryStats() const;
+    void resetPeakMemory();
+    // After VK_ERROR_DEVICE_LOST from any call, every later call on this context and its
+    // sessions fails with ErrorCode::DeviceLost naming the call that lost it; destroying them
+    // stays safe. Recreate the context to go on.
+    bool deviceLost() const;
 
     std::shared_ptr<detail::ContextImpl> impl() const { return impl_; }
     explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}

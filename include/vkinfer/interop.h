@@ -9,6 +9,7 @@
 #include <vulkan/vulkan.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,62 @@ namespace vkinfer {
 // ---------------------------------------------------------------------------------------
 // Interleaved execution: running on the host's VkDevice.
 
+// What vkinfer uses on a device, for a host to enable before it creates its VkDevice
+// (compare IREE's iree_hal_vulkan_query_extensibility_set). Typical use:
+//
+//   auto req = vkinfer::queryDeviceRequirements(physicalDevice);   // Result<DeviceRequirements>
+//   // OR your own features into req->features11() etc., or append your structures to the
+//   // chain's end; then:
+//   createInfo.pNext = req->featureChain();           // leave pEnabledFeatures null
+//   createInfo.ppEnabledExtensionNames = ...;         // yours + req->extensionNames()
+//   vkCreateDevice(...);
+//   host.enabledFeatureChain = req->featureChain();   // tell wrapHostDevice what you enabled
+//   host.enabledExtensions = req->extensions();       // (+ yours)
+//
+// docs/INTEGRATION.md has the table of every entry and what it enables.
+struct DeviceRequirement {
+    std::string name;      // "shaderInt64", "VK_KHR_external_memory_fd", ...
+    std::string where;     // "VkPhysicalDeviceFeatures", "VkPhysicalDeviceVulkan12Features", "device extension"
+    bool required = false; // vkinfer cannot run without it (optional ones disable what `enables` says)
+    bool supported = false;  // this physical device offers it
+    bool enable = false;     // set in featureChain() / listed in extensions()
+    std::string enables;     // what vkinfer does with it
+};
+
+class DeviceRequirements {
+public:
+    DeviceRequirements();
+    ~DeviceRequirements();
+    DeviceRequirements(DeviceRequirements&&) noexcept;
+    DeviceRequirements& operator=(DeviceRequirements&&) noexcept;
+    DeviceRequirements(const DeviceRequirements&) = delete;
+    DeviceRequirements& operator=(const DeviceRequirements&) = delete;
+
+    // Every feature and extension vkinfer uses, with this device's support.
+    const std::vector<DeviceRequirement>& items() const;
+    // The extensions to enable (those vkinfer uses that the device offers). The pointers of
+    // extensionNames() stay valid while this object lives.
+    std::vector<std::string> extensions() const;
+    const std::vector<const char*>& extensionNames() const;
+    // VkPhysicalDeviceFeatures2 -> VkPhysicalDeviceVulkan11Features -> VkPhysicalDeviceVulkan12Features
+    // [-> VkPhysicalDeviceCooperativeMatrixFeaturesNV], with every feature vkinfer uses that
+    // the device offers set to VK_TRUE: chain it into VkDeviceCreateInfo::pNext. The
+    // structures live (at fixed addresses) as long as this object; you may set more fields.
+    VkPhysicalDeviceFeatures2* featureChain();
+    VkPhysicalDeviceVulkan11Features& features11();
+    VkPhysicalDeviceVulkan12Features& features12();
+
+    struct Impl;
+    explicit DeviceRequirements(std::unique_ptr<Impl> impl);
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// Fails with Unsupported when the physical device cannot run vkinfer at all (Vulkan below
+// 1.2, no compute queue family), naming why.
+Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice);
+
 // The host's device and what it enabled. vkinfer never destroys these objects; they must
 // outlive every Context and Session made from them.
 struct HostDevice {
@@ -34,20 +91,31 @@ struct HostDevice {
     // submit) on this device. recordInference never submits. When given, calls that submit
     // lock nothing on the host's side: the host must not use the queue concurrently.
     VkQueue queue = VK_NULL_HANDLE;
-    // VkApplicationInfo::apiVersion the host created the instance with (at least 1.2).
-    uint32_t apiVersion = VK_API_VERSION_1_2;
+    // Required: VkApplicationInfo::apiVersion the host created the instance with (at least
+    // VK_API_VERSION_1_2). 0, the default, is refused: a default could pass a 1.1 instance
+    // whose pipelines would then fail validation.
+    uint32_t apiVersion = 0;
     // Device extensions the host enabled (VK_KHR_external_memory_fd, ...).
     std::vector<std::string> enabledExtensions;
-    // Features the host enabled at vkCreateDevice (pNext is not read).
+    // Features the host enabled at vkCreateDevice: fill these, or point enabledFeatureChain at
+    // the pNext chain given to vkCreateDevice (DeviceRequirements::featureChain() for one),
+    // or both; vkinfer takes the union. In the chain it reads VkPhysicalDeviceFeatures2, the
+    // Vulkan 1.1/1.2 feature structures, the 16-bit, 8-bit, float16/int8, memory-model,
+    // timeline-semaphore and NV cooperative-matrix structures, and skips others. Every kernel
+    // a model needs is checked against these at prepare: one that needs a feature the host
+    // did not enable fails with Unsupported, naming the feature and the node.
     VkPhysicalDeviceFeatures features{};
     VkPhysicalDeviceVulkan11Features features11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    const void* enabledFeatureChain = nullptr;
 };
 
 // A context on the host's device. Fails with Unsupported naming exactly what is missing
-// (API version, queue family without compute). Optional capabilities the host did not enable
-// (timeline semaphores, external memory, ...) are reported when a call needs them, naming the
-// feature or extension. Validation is the host's: vkinfer adds no messenger to its instance.
+// (API version, queue family without compute), InvalidArgument for an unset apiVersion.
+// Optional capabilities the host did not enable (timeline semaphores, external memory,
+// 16-bit storage, ...) are reported when a call needs them (Session::create with
+// shareableIO, prepare for a kernel's features), naming the feature or extension.
+// Validation is the host's: vkinfer adds no messenger to its instance.
 Result<Context> wrapHostDevice(const HostDevice& host);
 
 // How an image or buffer was last used before vkinfer's commands ("before"), or will be used

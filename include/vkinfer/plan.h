@@ -26,12 +26,30 @@ enum class Precision {
 const char* syncModeName(SyncMode mode);
 const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI spells them
 
+// What the device offers kernel selection. Planning stays a pure function of the model and
+// this description: sessions fill it from their device (Session), `vkinfer plan` and
+// planJson() use it as given (the default: no optional kernels), and tests describe devices
+// they do not have (an H200, lavapipe) to check which kernels a plan gets there.
+struct DeviceCapabilities {
+    // 16x16x16 float16 x float16 -> float32 cooperative matrices at subgroup scope, with a
+    // subgroup size of 32 (VK_NV_cooperative_matrix): tensor-core Conv/Gemm/MatMul kernels
+    // for float16 tensors.
+    bool cooperativeMatrix16 = false;
+    // Testing only: the cooperative-matrix kernels with the matrix operations emulated in
+    // plain GLSL, on any device (slow; for their indexing and epilogues on lavapipe).
+    bool emulateCooperativeMatrix = false;
+    uint32_t subgroupSize = 0;          // 0: unknown
+    uint32_t sharedMemoryBytes = 16384; // maxComputeSharedMemorySize (16 KiB: every device)
+    bool float16Arithmetic = false;     // shaderFloat16
+};
+
 struct PlanOptions {
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
     // Byte alignment of every tensor in the arena and of every bound buffer range. Sessions
     // use the larger of this and the device's minStorageBufferOffsetAlignment.
     uint32_t alignment = 64;
+    DeviceCapabilities device;
 };
 
 struct PlanSummary {

@@ -34,6 +34,19 @@ struct SessionOptions {
     // Allocate input and output buffers as exportable memory (opaque fd, and dma-buf where
     // the device offers it) so they can be shared with other devices or APIs (interop.h).
     bool shareableIO = false;
+    // Plans (one per input-shape set, each with its own weights, arenas and staging) kept at
+    // once; past this, the least recently used one is freed, so that a host resizing its
+    // window again and again does not grow without bound. Plans recorded into a host command
+    // buffer, with exported or imported memory, or with a submission in flight are kept
+    // regardless. 0: no limit.
+    uint32_t maxCachedPlans = 8;
+    // Use cooperative-matrix (tensor-core) kernels where the device has them and a layer fits
+    // (float16 tensors: Precision::Float16 or a float16 model). false: the portable kernels
+    // only, e.g. to compare the two.
+    bool cooperativeMatrix = true;
+    // Testing only: run the cooperative-matrix kernels with their matrix operations emulated
+    // in plain GLSL, on any device (slow).
+    bool emulateCooperativeMatrix = false;
 };
 
 // A submission in flight (Session::submit). Values increase by one per submission; the
@@ -54,6 +67,12 @@ struct RunStats {
     // With SessionOptions::profile: GPU ms per dispatch, in recording order (the `schedule`
     // of planJson for the same shapes and options); empty otherwise or without timestamps.
     std::vector<double> dispatchMs;
+    // With SessionOptions::profile: per dispatch, ms from the first dispatch's start to when
+    // the dispatch was reached in the command stream (after its barrier: a TOP_OF_PIPE
+    // timestamp), and to when it and every command before it had finished their compute work.
+    // Dispatches of one wave overlap between their start and end (a timeline, e.g. a trace).
+    std::vector<double> dispatchStartMs;
+    std::vector<double> dispatchEndMs;
 };
 
 // A model bound to a context. Plans are compiled per set of input shapes on first use and

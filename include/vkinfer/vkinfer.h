@@ -3,6 +3,7 @@
 
 #include "vkinfer/compare.h"
 #include "vkinfer/context.h"
+#include "vkinfer/image_io.h"
 #include "vkinfer/model.h"
 #include "vkinfer/plan.h"
 #include "vkinfer/session.h"

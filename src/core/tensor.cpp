@@ -1,6 +1,8 @@
 #include "vkinfer/tensor.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/half.h"
 
@@ -75,6 +77,27 @@ Tensor::Tensor(DataType type, std::vector<int64_t> shape)
     : dtype_(type), shape_(std::move(shape)),
       bytes_(static_cast<size_t>(vkinfer::elementCount(shape_)) * dataTypeSize(type)) {}
 
+Tensor Tensor::borrow(DataType type, std::vector<int64_t> shape, const void* bytes, std::shared_ptr<const void> owner) {
+    Tensor t;
+    t.dtype_ = type;
+    t.shape_ = std::move(shape);
+    t.viewBytes_ = static_cast<size_t>(vkinfer::elementCount(t.shape_)) * dataTypeSize(type);
+    t.owner_ = std::move(owner);
+    // A zero-byte tensor has nothing to borrow (and `bytes` may be null): it owns its empty storage.
+    if (t.viewBytes_ > 0) t.view_ = static_cast<const std::byte*>(bytes);
+    else t.owner_.reset();
+    return t;
+}
+
+void Tensor::ownBytes() {
+    // May throw std::bad_alloc: the tensor is left borrowing, unchanged.
+    std::vector<std::byte> copy(view_, view_ + viewBytes_);
+    bytes_ = std::move(copy);
+    view_ = nullptr;
+    viewBytes_ = 0;
+    owner_.reset();
+}
+
 bool Tensor::reshape(std::vector<int64_t> shape) {
     if (vkinfer::elementCount(shape) != elementCount()) return false;
     shape_ = std::move(shape);
@@ -89,7 +112,7 @@ static T load(const std::byte* p, int64_t i) {
 }
 
 double Tensor::getDouble(int64_t i) const {
-    const std::byte* p = bytes_.data();
+    const std::byte* p = data();
     switch (dtype_) {
         case DataType::Float32: return load<float>(p, i);
         case DataType::Float64: return load<double>(p, i);
@@ -108,7 +131,7 @@ double Tensor::getDouble(int64_t i) const {
 }
 
 int64_t Tensor::getInt(int64_t i) const {
-    const std::byte* p = bytes_.data();
+    const std::byte* p = data();
     switch (dtype_) {
         case DataType::Int64: return load<int64_t>(p, i);
         case DataType::UInt64: return static_cast<int64_t>(load<uint64_t>(p, i));
@@ -119,7 +142,15 @@ int64_t Tensor::getInt(int64_t i) const {
         case DataType::Int8: return load<int8_t>(p, i);
         case DataType::UInt8: return load<uint8_t>(p, i);
         case DataType::Bool: return load<uint8_t>(p, i) ? 1 : 0;
-        default: return static_cast<int64_t>(getDouble(i));
+        default: {
+            // A float read as an integer (a model giving pads or a shape as floats): converting
+            // NaN or a value outside int64 is undefined, so NaN reads 0 and the rest saturate.
+            double v = getDouble(i);
+            if (std::isnan(v)) return 0;
+            if (v >= 0x1p63) return std::numeric_limits<int64_t>::max();
+            if (v < -0x1p63) return std::numeric_limits<int64_t>::min();
+            return static_cast<int64_t>(v);
+        }
     }
 }
 

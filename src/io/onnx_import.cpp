@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "io/external_data.h"
 #include "io/onnx_tensor.h"
 
 namespace vkinfer::io {
@@ -18,13 +19,13 @@ using graph::Value;
 
 namespace {
 
-AttrValue convertAttribute(const onnx::AttributeProto& a, const std::string& where) {
+AttrValue convertAttribute(const onnx::AttributeProto& a, const std::string& where, ExternalData& external) {
     using A = onnx::AttributeProto;
     switch (a.type()) {
         case A::FLOAT: return a.f();
         case A::INT: return static_cast<int64_t>(a.i());
         case A::STRING: return a.s();
-        case A::TENSOR: return tensorFromProto(a.t(), where + " attribute '" + a.name() + "'");
+        case A::TENSOR: return tensorFromProto(a.t(), where + " attribute '" + a.name() + "'", &external);
         case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
         case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
         case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
@@ -36,10 +37,10 @@ AttrValue convertAttribute(const onnx::AttributeProto& a, const std::string& whe
 }
 
 // The Constant op's value in whichever attribute form it uses.
-Tensor constantNodeValue(const onnx::NodeProto& n, const std::string& where) {
+Tensor constantNodeValue(const onnx::NodeProto& n, const std::string& where, ExternalData& external) {
     for (const auto& a : n.attribute()) {
         const std::string& k = a.name();
-        if (k == "value") return tensorFromProto(a.t(), where);
+        if (k == "value") return tensorFromProto(a.t(), where, &external);
         if (k == "value_float") return Tensor::fromVector<float>(DataType::Float32, {}, {a.f()});
         if (k == "value_floats")
             return Tensor::fromVector<float>(DataType::Float32, {a.floats_size()},
@@ -90,9 +91,13 @@ std::vector<std::string> listOnnxOperators(const void* data, size_t size, const 
     return ops;
 }
 
-Graph importOnnx(const void* data, size_t size, const std::string& label) {
+Graph importOnnx(const void* data, size_t size, const std::string& label, const std::string& externalDataFolder) {
+    // Protobuf parses at most 2 GiB: larger models keep their weights in external data.
     if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
-        fail(ErrorCode::Unsupported, "{}: model larger than 2 GiB", label);
+        fail(ErrorCode::Unsupported,
+             "{}: the model is {} bytes; an ONNX file over 2 GiB cannot be parsed (models that large keep their "
+             "weights in external data files)",
+             label, size);
     onnx::ModelProto model;
     if (size == 0 || !model.ParseFromArray(data, static_cast<int>(size)))
         fail(ErrorCode::ParseError, "{}: not a valid ONNX model (the protobuf does not parse; truncated or not ONNX?)",
@@ -102,8 +107,10 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
 
     Graph g;
     g.label = label;
+    // "" and "ai.onnx" name the same domain; a model importing both at different versions is
+    // held to the newer (checkSupported refuses opsets vkinfer does not implement).
     for (const auto& op : model.opset_import())
-        if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+        if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = std::max<int64_t>(g.opset, op.version());
     // opset_import is required since IR version 3. It is the last field PyTorch writes, so a
     // file cut right before it still parses as a protobuf; defaulting to opset 1 then loaded
     // the truncated model (and ran it with opset-1 semantics) instead of failing.
@@ -118,6 +125,7 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
         fail(ErrorCode::ParseError, "{}: the model imports no default-domain opset", label);
 
     const auto& gp = model.graph();
+    ExternalData external(externalDataFolder);
     auto valueFor = [&](const std::string& name) {
         int id = g.findValue(name);
         if (id >= 0) return id;
@@ -132,7 +140,7 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
         if (init.name().empty()) fail(ErrorCode::ParseError, "{}: an initializer has no name", label);
         initializerNames.insert(init.name());
         int id = valueFor(init.name());
-        Tensor t = tensorFromProto(init, init.name());
+        Tensor t = tensorFromProto(init, init.name(), &external);
         g.values[id].dtype = t.dtype();
         g.values[id].shape = t.shape();
         g.values[id].hasShape = true;
@@ -160,7 +168,7 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
                 fail(ErrorCode::ParseError, "{}: {} writes tensor '{}', which already has a value", label, where,
                      np.output(0));
             int id = valueFor(np.output(0));
-            Tensor t = constantNodeValue(np, where);
+            Tensor t = constantNodeValue(np, where, external);
             g.values[id].dtype = t.dtype();
             g.values[id].shape = t.shape();
             g.values[id].hasShape = true;
@@ -182,7 +190,7 @@ Graph importOnnx(const void* data, size_t size, const std::string& label) {
         n.domain = np.domain() == "ai.onnx" ? "" : np.domain();
         for (const auto& in : np.input()) n.inputs.push_back(in.empty() ? -1 : valueFor(in));
         for (const auto& out : np.output()) n.outputs.push_back(out.empty() ? -1 : valueFor(out));
-        for (const auto& a : np.attribute()) n.attrs[a.name()] = convertAttribute(a, where);
+        for (const auto& a : np.attribute()) n.attrs[a.name()] = convertAttribute(a, where, external);
         g.nodes.push_back(std::move(n));
     }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "io/external_data.h"
 
 namespace vkinfer::io {
 
@@ -41,10 +42,9 @@ uint64_t checkedByteSize(const std::vector<int64_t>& dims, DataType type, const 
     return static_cast<uint64_t>(n);
 }
 
-Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) {
-    if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0)
-        fail(ErrorCode::Unsupported, "tensor '{}' keeps its data in an external file; only embedded data is supported",
-             what);
+Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what, ExternalData* external) {
+    // ONNX readers go by data_location alone (external_data entries without it are ignored).
+    const bool isExternal = proto.data_location() == onnx::TensorProto::EXTERNAL;
     auto type = static_cast<DataType>(proto.data_type());
     // data_type 0 (UNDEFINED) is what a proto cut before its data_type field parses as:
     // a malformed tensor rather than an unsupported type.
@@ -56,6 +56,17 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) 
     // file claiming a huge shape used to fail with "out of host memory" (Internal), or wrap
     // around to a tiny tensor when the element count overflowed int64.
     const uint64_t bytes = checkedByteSize(dims, type, "'" + what + "'");
+    if (isExternal) {
+        if (!external) {
+            std::string location = "(none)";
+            for (const auto& kv : proto.external_data())
+                if (kv.key() == "location") location = kv.value();
+            fail(ErrorCode::Unsupported,
+                 "tensor '{}' keeps its data in the external file '{}', which is only read for a model's tensors", what,
+                 location);
+        }
+        return external->read(proto, type, dims, bytes, what);
+    }
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();
         if (raw.size() != bytes)
@@ -67,8 +78,10 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what) 
     }
     const int64_t count = static_cast<int64_t>(bytes / dataTypeSize(type));
     if (typedFieldSize(proto, type) != count)
-        fail(ErrorCode::ParseError, "tensor '{}': {} values stored for shape {} ({} expected)", what,
-             typedFieldSize(proto, type), shapeToString(dims), count);
+        fail(ErrorCode::ParseError, "tensor '{}': {} values stored for shape {} ({} expected){}", what,
+             typedFieldSize(proto, type), shapeToString(dims), count,
+             proto.external_data_size() > 0 ? " (it has external_data entries, but its data_location is not EXTERNAL)"
+                                            : "");
     Tensor t(type, dims);
     switch (type) {
         case DataType::Float32: copyTyped<float>(t, proto.float_data(), what); break;

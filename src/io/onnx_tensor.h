@@ -9,9 +9,13 @@
 
 namespace vkinfer::io {
 
+class ExternalData;
+
 // Throws Error (ParseError/Unsupported) naming `what` when the proto is inconsistent
-// (data size not matching dims), uses external data, or has an unsupported type.
-Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what);
+// (data size not matching dims) or has an unsupported type. A tensor whose data is in an
+// external file is read through `external` (the model's external data, see
+// io/external_data.h); without it such a tensor fails, naming its location.
+Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what, ExternalData* external = nullptr);
 void tensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 
 // Bytes a tensor of `dims` and `type` occupies. Throws Error(ParseError) naming `what` on a

@@ -47,6 +47,11 @@ TConvGeom tconvGeometry(const Node& n, const Shape& x, const Shape& w) {
         shapeError(n, "strides/dilations/pads/output_padding/kernel_shape have the wrong length for {}-D", sp);
     if (!outShape.empty() && outShape.size() != sp && outShape.size() != sp + 2)
         shapeError(n, "output_shape has {} entries for {} spatial axes", outShape.size(), sp);
+    checkGeometry(n, "strides", strides, 1);
+    checkGeometry(n, "dilations", dil, 1);
+    checkGeometry(n, "pads", pads, 0);
+    checkGeometry(n, "output_padding", outPad, 0);
+    checkGeometry(n, "output_shape", outShape, 0);
     std::string autoPad = n.attrString("auto_pad", "NOTSET");
     const size_t lead = 3 - sp;
     for (size_t i = 0; i < 3; ++i) {

@@ -42,6 +42,11 @@ std::vector<int64_t> tileRepeats(const Node& n, const Shape& in, const Tensor& r
     if (r.size() != in.size()) shapeError(n, "repeats has {} entries for rank {}", r.size(), in.size());
     for (int64_t v : r)
         if (v < 0) shapeError(n, "negative repeat {}", v);
+    // The copy walks [r0, d0, r1, d1, ...]: with a zero extent somewhere the output is empty
+    // but huge repeats elsewhere would still overflow that walk's element counts.
+    int64_t walk = 1;
+    for (size_t d = 0; d < r.size(); ++d)
+        walk = mulChecked(n, mulChecked(n, walk, std::max<int64_t>(r[d], 1)), std::max<int64_t>(in[d], 1));
     return r;
 }
 
@@ -68,7 +73,7 @@ void inferTile(Graph& g, const Node& n) {
     const auto& x = inputValue(g, n, 0);
     auto r = tileRepeats(n, x.shape, constantInput(g, n, 1, "repeats"));
     Shape out = x.shape;
-    for (size_t d = 0; d < out.size(); ++d) out[d] *= r[d];
+    for (size_t d = 0; d < out.size(); ++d) out[d] = mulChecked(n, out[d], r[d]);
     setOutput(g, n, 0, x.dtype, out);
 }
 

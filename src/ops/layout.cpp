@@ -44,7 +44,10 @@ Shape reshapeTarget(const Node& n, const Shape& in, const std::vector<int64_t>& 
         }
         if (d < 0) shapeError(n, "invalid target dimension {}", d);
         out[i] = d;
-        known *= d;
+        // (Target dims are data: their product can overflow where the input's cannot.)
+        if (__builtin_mul_overflow(known, d, &known))
+            shapeError(n, "cannot reshape {} to {}: the target has too many elements", shapeToString(in),
+                       shapeToString(spec));
     }
     int64_t total = elementCount(in);
     if (inferAt >= 0) {

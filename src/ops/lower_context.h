@@ -7,12 +7,21 @@
 
 #include "graph/graph.h"
 #include "ops/dispatch.h"
+#include "vkinfer/plan.h"
 
 namespace vkinfer::ops {
 
 class LowerContext {
 public:
-    LowerContext(graph::Graph& g, std::vector<Dispatch>& out) : g_(g), out_(out) {}
+    LowerContext(graph::Graph& g, std::vector<Dispatch>& out, const DeviceCapabilities& device = {})
+        : g_(g), out_(out), device_(device) {}
+
+    // What kernel selection may use (PlanOptions::device).
+    const DeviceCapabilities& device() const { return device_; }
+    // Cooperative-matrix kernels are available (natively, or emulated for tests).
+    bool cooperativeMatrix() const {
+        return device_.emulateCooperativeMatrix || (device_.cooperativeMatrix16 && device_.subgroupSize == 32);
+    }
 
     graph::Graph& graph() { return g_; }
     const graph::Graph& graph() const { return g_; }
@@ -61,6 +70,7 @@ public:
 private:
     graph::Graph& g_;
     std::vector<Dispatch>& out_;
+    DeviceCapabilities device_;
     int node_ = -1;
     const std::vector<int>* aliasParent_ = nullptr;
 };

@@ -27,6 +27,29 @@ template <class... Args>
     throw Error(Status(ErrorCode::Unsupported, n.describe() + ": " + fmt::format(format, std::forward<Args>(args)...)));
 }
 
+// Attributes and constant inputs are data: a pad, stride, dilation, kernel extent, repeat or
+// split size read from a model can be anything. Every tensor's shape is bounded (at most
+// 2^40 bytes, passes/specialize.cpp), so refusing geometry values beyond 2^20 (no real
+// model comes near) keeps convolution and pooling arithmetic inside int64; sums and
+// products of values that are not bounded go through addChecked/mulChecked. Either way a
+// hostile value is a shape error naming the node, never a signed overflow.
+constexpr int64_t kMaxGeometryValue = int64_t{1} << 20;
+inline void checkGeometry(const Node& n, const char* what, const std::vector<int64_t>& values, int64_t min) {
+    for (int64_t v : values)
+        if (v < min || v > kMaxGeometryValue)
+            shapeError(n, "{} value {} is outside [{}, {}]", what, v, min, kMaxGeometryValue);
+}
+inline int64_t addChecked(const Node& n, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) shapeError(n, "{} + {} overflows int64", a, b);
+    return r;
+}
+inline int64_t mulChecked(const Node& n, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) shapeError(n, "{} x {} overflows int64", a, b);
+    return r;
+}
+
 inline const graph::Value& inputValue(const Graph& g, const Node& n, size_t i) {
     if (n.input(i) < 0) shapeError(n, "input {} is missing", i);
     return g.values[n.inputs[i]];
@@ -90,9 +113,9 @@ inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 // Split-K (conv2d.comp and gemm.comp with SPLITK): a product with fewer output tiles than
 // half of kSplitTargetGroups leaves a large GPU mostly idle (a 7x7 map with 256 channels is
 // 4 tiles of 64x64 for 132 multiprocessors), so its reduction is split across workgroups
-// when long enough. Returns the reduction indices per split (a multiple of the kernels' BK,
-// 16), or K for no split.
-int64_t splitKChunk(int64_t tiles, int64_t K);
+// when long enough. Returns the reduction indices per split (a multiple of kTileK, the
+// kernel's BK: 16 for the tiled kernels, 32 for the cooperative-matrix ones), or K for no split.
+int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16);
 // True when the node runs beside parallel siblings that already share the GPU with it, and
 // whose wave a split would stretch by a barrier and the reduce: it writes a slice of an
 // in-place Concat (SqueezeNet's expands, Inception's branch ends), or `input` fans out to 3

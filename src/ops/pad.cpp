@@ -77,7 +77,7 @@ PadSpec padSpec(const Node& n, const Shape& in, DataType type, const Tensor* pad
     }
     s.out = in;
     for (size_t d = 0; d < in.size(); ++d) {
-        s.out[d] = in[d] + s.begin[d] + s.end[d];
+        s.out[d] = addChecked(n, addChecked(n, in[d], s.begin[d]), s.end[d]);
         if (s.out[d] < 0) shapeError(n, "pads crop axis {} of extent {} below zero", d, in[d]);
         bool padded = s.begin[d] > 0 || s.end[d] > 0;
         if (padded && in[d] == 0 && s.mode != PadMode::Constant)

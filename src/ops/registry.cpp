@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "vkinfer/model.h"
 
 namespace vkinfer::ops {
 
@@ -45,6 +46,12 @@ std::vector<std::string_view> supportedOps() {
 }
 
 void checkSupported(const graph::Graph& g) {
+    // Every op's entry covers opsets up to kNewestOpset or stops where its semantics change
+    // in a way vkinfer does not implement; what a later opset changes is unknown.
+    if (g.opset > Model::kNewestOpset)
+        fail(ErrorCode::Unsupported,
+             "the model imports opset {} of the default ONNX domain; vkinfer implements opsets up to {}", g.opset,
+             Model::kNewestOpset);
     for (const auto& n : g.nodes) {
         if (n.removed) continue;
         if (!n.domain.empty())

@@ -23,7 +23,11 @@ using LowerFn = void (*)(LowerContext& ctx, const graph::Node& node);
 
 struct OpDef {
     std::string_view type;
-    int minOpset = 1;     // the opset range whose semantics this entry implements
+    // The opset range whose semantics this entry implements. maxOpset ends it where a later
+    // opset changes the op in a way the entry does not implement and does not refuse per
+    // node; 1000 means "still current": models are limited to Model::kNewestOpset anyway,
+    // and ops/*.cpp were audited against ONNX's Changelog up to it (docs/ARCHITECTURE.md).
+    int minOpset = 1;
     int maxOpset = 1000;
     InferFn infer = nullptr;
     EvalFn evaluate = nullptr;
@@ -47,7 +51,8 @@ const OpDef* findOp(std::string_view type, int64_t opset);
 const OpDef* findOpAnyOpset(std::string_view type);
 std::vector<std::string_view> supportedOps();
 
-// Throws Error(Unsupported) naming the first node whose op, domain or opset is not in the table.
+// Throws Error(Unsupported) when the model's default-domain opset is newer than
+// Model::kNewestOpset, or naming the first node whose op, domain or opset is not in the table.
 void checkSupported(const graph::Graph& g);
 
 // Registration, one function per operator family (source file in src/ops/).

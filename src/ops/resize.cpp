@@ -68,7 +68,13 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
         if (sizes.size() != r) shapeError(n, "sizes has {} entries for rank {}", sizes.size(), r);
         s.out = sizes;
     } else if (scales.size() == r) {
-        for (size_t i = 0; i < r; ++i) s.out.push_back(static_cast<int64_t>(std::floor(in[i] * static_cast<double>(scales[i]))));
+        for (size_t i = 0; i < r; ++i) {
+            // (Converting a NaN or a length past int64 to an integer is undefined.)
+            double len = std::floor(static_cast<double>(in[i]) * static_cast<double>(scales[i]));
+            if (!(scales[i] > 0) || !std::isfinite(scales[i]) || !(len < 0x1p62))
+                shapeError(n, "scale {} of dimension {} is not a positive number giving a plannable size", scales[i], i);
+            s.out.push_back(static_cast<int64_t>(len));
+        }
     } else {
         shapeError(n, "needs scales or sizes with one entry per dimension ({})", r);
     }

@@ -93,15 +93,23 @@ int64_t rangeLength(const Node& n, const Tensor& start, const Tensor& limit, con
     if (isFloatType(start.dtype())) {
         double s = start.getDouble(0), l = limit.getDouble(0), d = delta.getDouble(0);
         if (d == 0) shapeError(n, "delta is zero");
-        return std::max<int64_t>(static_cast<int64_t>(std::ceil((l - s) / d)), 0);
+        // (A NaN or a length past int64 converted to an integer is undefined.)
+        double len = std::ceil((l - s) / d);
+        if (std::isnan(len) || len >= 0x1p62)
+            shapeError(n, "start {}, limit {} and delta {} do not give a plannable length", s, l, d);
+        return len > 0 ? static_cast<int64_t>(len) : 0;
     }
     int64_t s = start.getInt(0), l = limit.getInt(0), d = delta.getInt(0);
     if (d == 0) shapeError(n, "delta is zero");
-    // ceil((l - s) / d) in integers.
-    int64_t num = l - s;
-    int64_t q = num / d;
-    if (num % d != 0 && ((num < 0) == (d < 0))) ++q;
-    return std::max<int64_t>(q, 0);
+    // ceil((l - s) / d) in integers. Magnitudes in uint64: l - s overflows int64 for extreme
+    // bounds, and -d for delta INT64_MIN.
+    if (d > 0 ? l <= s : l >= s) return 0;
+    uint64_t span = d > 0 ? static_cast<uint64_t>(l) - static_cast<uint64_t>(s)
+                          : static_cast<uint64_t>(s) - static_cast<uint64_t>(l);
+    uint64_t step = d > 0 ? static_cast<uint64_t>(d) : 0 - static_cast<uint64_t>(d);
+    uint64_t q = span / step + (span % step != 0);
+    if (q >= uint64_t{1} << 62) shapeError(n, "start {}, limit {} and delta {} give too many elements", s, l, d);
+    return static_cast<int64_t>(q);
 }
 
 void inferRange(Graph& g, const Node& n) {
@@ -123,7 +131,16 @@ void evalRange(const Node& n, std::span<const Tensor* const> in, std::span<Tenso
             T s, d;
             std::memcpy(&s, in[0]->data(), sizeof(T));
             std::memcpy(&d, in[2]->data(), sizeof(T));
-            for (int64_t i = 0; i < len; ++i) t.as<T>()[i] = static_cast<T>(s + static_cast<T>(i) * d);
+            for (int64_t i = 0; i < len; ++i) {
+                if constexpr (std::is_integral_v<T>) {
+                    // Every element lies between start and limit, but i * delta alone can
+                    // overflow (start -2^63, delta 2^62): modulo 2^64 it comes out right.
+                    t.as<T>()[i] = static_cast<T>(static_cast<uint64_t>(s) +
+                                                  static_cast<uint64_t>(i) * static_cast<uint64_t>(d));
+                } else {
+                    t.as<T>()[i] = static_cast<T>(s + static_cast<T>(i) * d);
+                }
+            }
         }
     });
     out[0] = std::move(t);

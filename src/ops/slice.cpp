@@ -51,6 +51,9 @@ SliceSpec sliceSpec(const Node& n, const Shape& in, const Tensor* startsT, const
         if (seen[axis]++) shapeError(n, "axis {} is listed twice", axis);
         int64_t dim = in[axis], st = steps[k];
         if (st == 0) shapeError(n, "step 0 on axis {}", axis);
+        // A step beyond the extent selects at most one element, as the extent does: clamping
+        // it keeps `e - b + st` and the copy's strides (stride x step) inside int64.
+        st = std::clamp<int64_t>(st, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
         // Clamp in a wide range first: INT64_MAX / INT64_MIN stand for "to the end".
         int64_t b = starts[k], e = ends[k];
         if (b < 0) b += dim;
@@ -122,7 +125,7 @@ std::vector<int64_t> splitSizes(const Node& n, const Shape& in, int64_t axis, co
         int64_t total = 0;
         for (int64_t v : sizes) {
             if (v < 0) shapeError(n, "negative split size {}", v);
-            total += v;
+            total = addChecked(n, total, v);
         }
         if (total != dim) shapeError(n, "split sizes sum to {}, axis {} has extent {}", total, axis, dim);
         return sizes;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/host_alloc.h"
 #include "ops/registry.h"
 
 namespace vkinfer::passes {
@@ -46,12 +47,61 @@ void removeDeadNodes(Graph& g) {
 
 namespace {
 
+// Limits that keep planning bounded by what the model file holds: a few hundred bytes of
+// ONNX can declare a 10^12-element input, or a ConstantOfShape/Expand/Tile/Range that would
+// fold to a constant of terabytes.
+// - No tensor of a plan exceeds kMaxTensorBytes (far beyond any device's buffers), so sizes,
+//   strides and offsets computed from shapes later never overflow int64.
+// - Constant folding creates at most max(kMinFoldBudget, kFoldBudgetPerWeightByte x the
+//   bytes of the model's own constants) in total (casting or dequantizing weights must
+//   fold, whatever the model's size). Past that a node runs on the GPU instead, or, when its
+//   op has no GPU kernel, the plan fails naming it.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+constexpr int64_t kMinFoldBudget = int64_t{64} << 20;
+constexpr int64_t kFoldBudgetPerWeightByte = 4;
+
+// Bytes of a value of this dtype and shape, or -1 when they exceed kMaxTensorBytes (a zero
+// dimension does not excuse the others: strides are products of them).
+int64_t boundedBytes(DataType dtype, const graph::Shape& shape) {
+    int64_t bytes = std::max<int64_t>(1, static_cast<int64_t>(dataTypeSize(dtype)));
+    for (int64_t d : shape)
+        if (d != 0 && (d < 0 || __builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)) return -1;
+    return std::find(shape.begin(), shape.end(), 0) != shape.end() ? 0 : bytes;
+}
+
+std::string sizeText(int64_t bytes) {
+    const double b = static_cast<double>(bytes);
+    if (bytes >= int64_t{1} << 40) return fmt::format("{:.0f} TiB", b / static_cast<double>(int64_t{1} << 40));
+    if (bytes >= int64_t{1} << 30) return fmt::format("{:.1f} GiB", b / (1 << 30));
+    return fmt::format("{:.1f} MiB", b / (1 << 20));
+}
+
+void checkPlannable(const Graph& g, int value, const std::string& what) {
+    const auto& v = g.values[value];
+    for (int64_t d : v.shape)
+        if (d < 0)
+            fail(ErrorCode::ShapeError, "{}: tensor '{}' has a negative dimension ({})", what, v.name,
+                 shapeToString(v.shape));
+    if (boundedBytes(v.dtype, v.shape) < 0)
+        fail(ErrorCode::Unsupported, "{}: tensor '{}' of shape {} ({}) is larger than the {} vkinfer plans for one tensor",
+             what, v.name, shapeToString(v.shape), dataTypeName(v.dtype), sizeText(kMaxTensorBytes));
+}
+
+int64_t foldBudget(const Graph& g) {
+    int64_t weights = 0;
+    for (const auto& v : g.values)
+        if (v.constant) weights += static_cast<int64_t>(v.constant->byteSize());
+    return std::max(kMinFoldBudget, kFoldBudgetPerWeightByte * weights);
+}
+
 void evaluateOnCpu(Graph& g, Node& n, const ops::OpDef& def) {
     std::vector<const Tensor*> inputs;
     for (int in : n.inputs) inputs.push_back(in >= 0 ? &*g.values[in].constant : nullptr);
     std::vector<Tensor> outputs;
-    for (int o : n.outputs) outputs.emplace_back(o >= 0 ? g.values[o].dtype : DataType::Float32,
-                                                 o >= 0 ? g.values[o].shape : graph::Shape{});
+    for (int o : n.outputs)
+        outputs.push_back(o >= 0 ? allocateTensor(g.values[o].dtype, g.values[o].shape,
+                                                  n.describe() + ": folded output '" + g.values[o].name + "'")
+                                 : Tensor(DataType::Float32, {}));
     def.evaluate(n, inputs, outputs);
     for (size_t i = 0; i < n.outputs.size(); ++i)
         if (n.outputs[i] >= 0) g.values[n.outputs[i]].constant = std::move(outputs[i]);
@@ -140,9 +190,12 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
             fail(ErrorCode::InvalidArgument, "{}: no shape given for input '{}'", g.label, v.name);
         v.shape = it->second;
         v.hasShape = true;
+        checkPlannable(g, decl.value, "input '" + v.name + "'");
     }
     removeDeadNodes(g);
     sortTopologically(g);
+    const int64_t budget = foldBudget(g);
+    int64_t folded = 0;
     for (auto& n : g.nodes) {
         const ops::OpDef* def = ops::findOp(n.opType, g.opset);
         if (!def) ops::checkSupported(g);  // throws with the message naming this node
@@ -150,16 +203,28 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
             if (in >= 0 && !g.values[in].hasShape)
                 fail(ErrorCode::Internal, "{}: input '{}' has no shape", n.describe(), g.values[in].name);
         def->infer(g, n);
-        for (int o : n.outputs)
-            if (o >= 0) g.values[o].hasShape = true;
+        int64_t outputBytes = 0;
+        for (int o : n.outputs) {
+            if (o < 0) continue;
+            g.values[o].hasShape = true;
+            checkPlannable(g, o, n.describe());
+            outputBytes += boundedBytes(g.values[o].dtype, g.values[o].shape);
+        }
         bool allConstant = std::all_of(n.inputs.begin(), n.inputs.end(),
                                        [&](int in) { return in < 0 || g.values[in].constant.has_value(); });
         bool outputsKnown = std::all_of(n.outputs.begin(), n.outputs.end(),
                                         [&](int o) { return o < 0 || g.values[o].constant.has_value(); });
         if (outputsKnown) {
             n.removed = true;  // infer computed the outputs (Shape, Size)
-        } else if (allConstant && def->evaluate) {
+        } else if (allConstant && def->evaluate && folded + outputBytes <= budget) {
             evaluateOnCpu(g, n, *def);
+            folded += outputBytes;
+        } else if (allConstant && def->evaluate && !def->lower) {
+            fail(ErrorCode::Unsupported,
+                 "{}: evaluating it while planning would create {} of constants, past the {} that vkinfer folds on the "
+                 "CPU for this model (the larger of {} and {}x its weights), and {} has no GPU kernel",
+                 n.describe(), sizeText(outputBytes), sizeText(budget), sizeText(kMinFoldBudget),
+                 kFoldBudgetPerWeightByte, n.opType);
         }
     }
     removeDeadNodes(g);

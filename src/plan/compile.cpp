@@ -147,7 +147,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
 
     // Lowering.
     std::vector<ops::Dispatch> dispatches;
-    ops::LowerContext ctx(g, dispatches);
+    ops::LowerContext ctx(g, dispatches, options.device);
     ctx.setAliasParents(&al.parent);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (isView[i]) continue;

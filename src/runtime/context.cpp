@@ -24,6 +24,25 @@ void ContextImpl::checkValidation(const char* during) {
     fail(ErrorCode::ValidationError, "{}", text);
 }
 
+bool ContextImpl::lost() const {
+    std::lock_guard<std::mutex> lock(lostMutex);
+    return !lostDuring.empty();
+}
+
+void ContextImpl::markLost(const std::string& call, const std::string& message) {
+    std::lock_guard<std::mutex> lock(lostMutex);
+    if (lostDuring.empty()) lostDuring = call + ": " + message;
+}
+
+void ContextImpl::throwIfLost(const char* call) const {
+    std::lock_guard<std::mutex> lock(lostMutex);
+    if (!lostDuring.empty())
+        throw Error(Status(ErrorCode::DeviceLost,
+                           fmt::format("{}: device '{}' was lost earlier ({}); create a new Context", call, info.name,
+                                       lostDuring),
+                           static_cast<int32_t>(VK_ERROR_DEVICE_LOST)));
+}
+
 uint32_t ContextImpl::planAlignment(uint32_t requested) const {
     return static_cast<uint32_t>(std::max<uint64_t>(requested, info.minStorageBufferOffsetAlignment));
 }
@@ -71,6 +90,27 @@ Result<Context> Context::create(const ContextOptions& options) {
 }
 
 const DeviceInfo& Context::device() const { return impl_->info; }
+
+MemoryStats Context::memoryStats() const {
+    const vk::MemoryCounters& m = impl_->device->memory();
+    auto bytes = [&](auto get) {
+        DeviceMemoryBytes b;
+        b.weights = get(vk::MemoryKind::Weights);
+        b.arena = get(vk::MemoryKind::Arena);
+        b.io = get(vk::MemoryKind::InputOutput);
+        b.staging = get(vk::MemoryKind::Staging);
+        b.other = get(vk::MemoryKind::Other);
+        return b;
+    };
+    MemoryStats s;
+    s.current = bytes([&](vk::MemoryKind k) { return m.current(k); });
+    s.peak = bytes([&](vk::MemoryKind k) { return m.peak(k); });
+    s.peakTotal = m.peakTotal();
+    return s;
+}
+
+void Context::resetPeakMemory() { impl_->device->memory().resetPeaks(); }
+bool Context::deviceLost() const { return impl_->lost(); }
 bool Context::validationEnabled() const { return impl_->validation(); }
 std::vector<std::string> Context::takeValidationMessages() {
     return impl_->instance ? impl_->instance->messages().take() : std::vector<std::string>{};

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "vk/device.h"
 #include "vk/instance.h"
@@ -20,6 +22,16 @@ struct ContextImpl {
     void checkValidation(const char* during);
     // The alignment plans for this device must use.
     uint32_t planAlignment(uint32_t requested) const;
+
+    // Device loss is final (Vulkan: the logical device cannot be used again): once a call
+    // reports it, every later call fails fast naming the first, instead of waiting on
+    // fences that never signal or reading memory whose contents are undefined.
+    bool lost() const;
+    void markLost(const std::string& call, const std::string& message);
+    void throwIfLost(const char* call) const;
+
+    mutable std::mutex lostMutex;
+    std::string lostDuring;  // "Session::run: vkQueueSubmit (inference) returned VK_ERROR_DEVICE_LOST ..."
 
     ~ContextImpl() {
         // Order: pipelines and device before the instance.

@@ -1,11 +1,14 @@
 #include "vkinfer/model.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "io/mapped_file.h"
+#include "io/onnx_info.h"
 #include "io/onnx_import.h"
 #include "ops/registry.h"
 #include "runtime/model_data.h"
@@ -18,9 +21,10 @@ bool TensorDesc::isDynamic() const {
 
 namespace {
 
-std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, const std::string& label) {
+std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, const std::string& label,
+                                              const std::string& externalDataFolder) {
     auto m = std::make_shared<detail::ModelData>();
-    m->graph = io::importOnnx(data, size, label);
+    m->graph = io::importOnnx(data, size, label, externalDataFolder);
     m->label = label;
     m->nodeCount = m->graph.nodes.size();
     try {
@@ -44,39 +48,70 @@ std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, con
     return m;
 }
 
+// A model file's bytes: mapped (no copy before protobuf's own), or read into memory when the
+// path is not a regular file (a pipe, /dev/stdin).
+struct ModelBytes {
+    std::shared_ptr<const io::MappedFile> file;
+    std::string copy;
+    const void* data() const { return file ? static_cast<const void*>(file->data()) : copy.data(); }
+    size_t size() const { return file ? static_cast<size_t>(file->size()) : copy.size(); }
+};
+
+ModelBytes readModel(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        fail(ErrorCode::InvalidArgument, "'{}' is a folder; give the model file (e.g. '{}/model.onnx')", path, path);
+    ModelBytes bytes;
+    io::MappedFile::Failure why;
+    bytes.file = io::MappedFile::open(path, &why);
+    if (bytes.file && (bytes.file->data() || bytes.file->size() == 0)) return bytes;
+    if (!bytes.file && !why.notRegularFile)
+        fail(ErrorCode::NotFound, "cannot open model '{}': {}", path, std::strerror(why.error));
+    bytes.file.reset();
+    std::ifstream f(path, std::ios::binary);
+    if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    bytes.copy = std::move(ss).str();
+    return bytes;
+}
+
+// The folder a model file's external data locations are relative to.
+std::string folderOf(const std::string& path) {
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+}
+
 }  // namespace
 
 Result<Model> Model::load(const std::string& path) {
     return guardResult<Model>([&] {
-        std::error_code ec;
-        if (std::filesystem::is_directory(path, ec))
-            fail(ErrorCode::InvalidArgument, "'{}' is a folder; give the model file (e.g. '{}/model.onnx')", path, path);
-        std::ifstream f(path, std::ios::binary);
-        if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
-        std::ostringstream ss;
-        ss << f.rdbuf();
-        std::string bytes = ss.str();
+        ModelBytes bytes = readModel(path);
         Model model;
-        model.data_ = buildModel(bytes.data(), bytes.size(), path);
+        model.data_ = buildModel(bytes.data(), bytes.size(), path, folderOf(path));
         return model;
     });
 }
 
 Result<std::vector<std::string>> Model::listOperators(const std::string& path) {
     return guardResult<std::vector<std::string>>([&] {
-        std::ifstream f(path, std::ios::binary);
-        if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
-        std::ostringstream ss;
-        ss << f.rdbuf();
-        std::string bytes = ss.str();
+        ModelBytes bytes = readModel(path);
         return io::listOnnxOperators(bytes.data(), bytes.size(), path);
     });
 }
 
-Result<Model> Model::fromBytes(const void* data, size_t size, const std::string& label) {
+Result<ModelInfo> Model::inspect(const std::string& path) {
+    return guardResult<ModelInfo>([&] {
+        ModelBytes bytes = readModel(path);
+        return io::inspectOnnx(bytes.data(), bytes.size(), path);
+    });
+}
+
+Result<Model> Model::fromBytes(const void* data, size_t size, const std::string& label,
+                               const std::string& externalDataFolder) {
     return guardResult<Model>([&] {
         Model model;
-        model.data_ = buildModel(data, size, label);
+        model.data_ = buildModel(data, size, label, externalDataFolder);
         return model;
     });
 }
@@ -91,7 +126,7 @@ Result<InputShapes> Model::resolveShapes(const InputShapes& given) const {
     return guardResult<InputShapes>([&] {
         for (const auto& [name, shape] : given) {
             bool known = std::any_of(data_->inputs.begin(), data_->inputs.end(),
-                                     [&](const TensorDesc& d) { return d.name == name; });
+                                     [&, &name = name](const TensorDesc& d) { return d.name == name; });
             if (!known) {
                 std::string names;
                 for (const auto& d : data_->inputs) names += (names.empty() ? "'" : ", '") + d.name + "'";

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/host_alloc.h"
 #include "vk/check.h"
+#include "vk/fault_injection.h"
 
 namespace vkinfer::rt {
 
@@ -47,69 +49,114 @@ PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, co
     const vk::Device& dev = *ctx_.device;
     if (options_.framesInFlight < 1 || options_.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "framesInFlight must be between 1 and 16 (got {})", options_.framesInFlight);
-    const auto& w = plan_.allocations[plan::kWeightsAlloc];
-    weights_ = vk::Buffer(dev, w.size, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceLocal, "weights");
-    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pi.queueFamilyIndex = dev.queueFamily();
-    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    VK_CHECK(vkCreateCommandPool(dev.handle(), &pi, nullptr, &commandPool_));
-    for (const auto& d : plan_.dispatches) pipelines_.push_back(ctx_.pipelines->get(d));
-    slots_.resize(options_.framesInFlight);
-
-    if (w.size > 0) {
-        weightStaging_ = vk::Buffer(dev, w.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload, "weight staging");
-        auto* dst = static_cast<std::byte*>(weightStaging_.mapped());
-        std::memset(dst, 0, w.size);
-        for (int v : plan_.weightValues) {
-            const Tensor& t = *plan_.graph.values[v].constant;
-            std::memcpy(dst + plan_.location[v].offset, t.data(), t.byteSize());
-        }
+    // Before anything is created: every kernel runs on this device as enabled.
+    for (const auto& d : plan_.dispatches) {
+        std::string who = d.node >= 0 ? plan_.graph.nodes[d.node].describe() : std::string("dispatch '") + d.label + "'";
+        ctx_.pipelines->requireKernelFeatures(d.kernel, who);
     }
-    if (dev.hasQueue()) {  // upload now and free the staging
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = commandPool_;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        VkCommandBuffer cmd;
-        VK_CHECK(vkAllocateCommandBuffers(dev.handle(), &ai, &cmd));
-        VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
-        recordCopyToWeights(cmd, weightStaging_.handle(), weights_.handle(), w.size);
-        VK_CHECK(vkEndCommandBuffer(cmd));
-        submitOnce(cmd);
-        weightsUploaded_ = true;
-        vkFreeCommandBuffers(dev.handle(), commandPool_, 1, &cmd);
-        weightStaging_ = vk::Buffer();
+    // The destructor does not run for a constructor that throws (a failed allocation, say):
+    // release what was created so that the session stays usable for other shapes.
+    try {
+        const auto& w = plan_.allocations[plan::kWeightsAlloc];
+        weights_ = vk::Buffer(dev, w.size, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceLocal, "weights",
+                              vk::MemoryKind::Weights);
+        VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pi.queueFamilyIndex = dev.queueFamily();
+        pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        VK_CHECK(vkCreateCommandPool(dev.handle(), &pi, nullptr, &commandPool_));
+        for (const auto& d : plan_.dispatches) pipelines_.push_back(ctx_.pipelines->get(d));
+        slots_.resize(options_.framesInFlight);
+
+        if (w.size > 0) {
+            weightStaging_ = vk::Buffer(dev, w.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload, "weight staging",
+                                        vk::MemoryKind::Staging);
+            auto* dst = static_cast<std::byte*>(weightStaging_.mapped());
+            std::memset(dst, 0, w.size);
+            for (int v : plan_.weightValues) {
+                const Tensor& t = *plan_.graph.values[v].constant;
+                std::memcpy(dst + plan_.location[v].offset, t.data(), t.byteSize());
+            }
+        }
+        if (w.size == 0) {
+            weightsUploaded_ = true;  // nothing to upload
+        } else if (dev.hasQueue()) {  // upload now and free the staging
+            VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+            ai.commandPool = commandPool_;
+            ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+            ai.commandBufferCount = 1;
+            VkCommandBuffer cmd;
+            VK_CHECK(vkAllocateCommandBuffers(dev.handle(), &ai, &cmd));
+            VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+            bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+            VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+            recordCopyToWeights(cmd, weightStaging_.handle(), weights_.handle(), w.size);
+            VK_CHECK(vkEndCommandBuffer(cmd));
+            submitOnce(cmd);
+            weightsUploaded_ = true;
+            vkFreeCommandBuffers(dev.handle(), commandPool_, 1, &cmd);
+            weightStaging_ = vk::Buffer();
+        } else {
+            uploadMarkers_ = vk::Buffer(dev, 4 * static_cast<VkDeviceSize>(options_.framesInFlight),
+                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback, "weight upload markers",
+                                        vk::MemoryKind::Staging);
+            std::memset(uploadMarkers_.mapped(), 0, 4 * options_.framesInFlight);
+        }
+    } catch (...) {
+        release();
+        throw;
     }
 }
 
-PreparedPlan::~PreparedPlan() {
+PreparedPlan::~PreparedPlan() { release(); }
+
+void PreparedPlan::destroySlot(FrameSlot& s) {
+    VkDevice dev = ctx_.device->handle();
+    if (s.queries) vkDestroyQueryPool(dev, s.queries, nullptr);
+    if (s.fence) vkDestroyFence(dev, s.fence, nullptr);
+    if (s.descriptorPool) vkDestroyDescriptorPool(dev, s.descriptorPool, nullptr);
+    if (s.bridgePool) vkDestroyDescriptorPool(dev, s.bridgePool, nullptr);
+    s.queries = VK_NULL_HANDLE;
+    s.fence = VK_NULL_HANDLE;
+    s.descriptorPool = s.bridgePool = VK_NULL_HANDLE;
+}
+
+void PreparedPlan::release() {
     VkDevice dev = ctx_.device->handle();
     // Our own submissions are fenced. Work the host recorded is the host's to finish before
     // it destroys the session (docs/INTEGRATION.md): vkDeviceWaitIdle on its device would
-    // need the host to stop submitting from every other thread meanwhile.
+    // need the host to stop submitting from every other thread meanwhile. A lost device
+    // returns at once from both waits.
     if (ctx_.device->owned()) {
         vkDeviceWaitIdle(dev);
     } else {
         for (auto& s : slots_)
             if (s && s->submitted) vkWaitForFences(dev, 1, &s->fence, VK_TRUE, UINT64_MAX);
     }
-    for (auto& s : slots_) {
-        if (!s) continue;
-        if (s->queries) vkDestroyQueryPool(dev, s->queries, nullptr);
-        if (s->fence) vkDestroyFence(dev, s->fence, nullptr);
-        if (s->descriptorPool) vkDestroyDescriptorPool(dev, s->descriptorPool, nullptr);
-        if (s->bridgePool) vkDestroyDescriptorPool(dev, s->bridgePool, nullptr);
-    }
+    for (auto& s : slots_)
+        if (s) destroySlot(*s);
+    slots_.clear();
     if (commandPool_) vkDestroyCommandPool(dev, commandPool_, nullptr);
+    commandPool_ = VK_NULL_HANDLE;
 }
 
 void PreparedPlan::recordWeightUpload(VkCommandBuffer cmd, FrameSlot& s) {
-    if (weightsUploaded_ || s.weightsRecorded) return;
+    if (weightsUploaded_) return;
+    const VkDeviceSize marker = 4 * static_cast<VkDeviceSize>(s.index);
+    if (s.uploadRecorded) {
+        // The host guarantees the slot's previous work finished: the word is final.
+        const volatile uint32_t* word =
+            reinterpret_cast<const volatile uint32_t*>(static_cast<const std::byte*>(uploadMarkers_.mapped()) + marker);
+        if (*word != 0) {
+            weightsUploaded_ = true;
+            return;
+        }
+    }
     recordCopyToWeights(cmd, weightStaging_.handle(), weights_.handle(),
                         static_cast<VkDeviceSize>(plan_.allocations[plan::kWeightsAlloc].size));
-    s.weightsRecorded = true;
+    vkCmdFillBuffer(cmd, uploadMarkers_.handle(), marker, 4, 1);
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_HOST_READ_BIT);
+    s.uploadRecorded = true;
 }
 
 void PreparedPlan::submitOnce(VkCommandBuffer cmd) {
@@ -120,14 +167,15 @@ void PreparedPlan::submitOnce(VkCommandBuffer cmd) {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
-    VkResult r;
-    {
+    VkResult r = vk::injectedResult("vkQueueSubmit");
+    if (r == VK_SUCCESS) {
         std::lock_guard<std::mutex> lock(ctx_.device->queueMutex());
         r = vkQueueSubmit(ctx_.device->queueFor("uploading weights"), 1, &si, fence);
     }
+    if (r == VK_SUCCESS) r = vk::injectedResult("vkWaitForFences");
     if (r == VK_SUCCESS) r = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);
     vkDestroyFence(dev, fence, nullptr);
-    VK_CHECK(r);
+    VK_CHECK_RESULT(r, "vkQueueSubmit/vkWaitForFences (weight upload)");
 }
 
 FrameSlot& PreparedPlan::slot(uint32_t i) {
@@ -136,7 +184,12 @@ FrameSlot& PreparedPlan::slot(uint32_t i) {
              slots_.size(), slots_.size() == 1 ? "" : "s");
     if (!slots_[i]) {
         auto s = std::make_unique<FrameSlot>();
-        createSlotResources(*s, i);
+        try {
+            createSlotResources(*s, i);
+        } catch (...) {  // e.g. the arena does not fit: leave nothing behind
+            destroySlot(*s);
+            throw;
+        }
         slots_[i] = std::move(s);
     }
     return *slots_[i];
@@ -159,7 +212,9 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
         exportTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
         if (dev.enabled().dmaBuf && ctx_.info.dmaBuf) exportTypes |= VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT;
     }
+    s.index = index;
     s.outputStaged.assign(plan_.graph.outputs.size(), 0);
+    s.stagingHoldsInput.assign(plan_.graph.inputs.size(), 0);
     s.owned.resize(plan_.allocations.size());
     s.imported.resize(plan_.allocations.size());
     for (size_t a = 0; a < plan_.allocations.size(); ++a) {
@@ -168,19 +223,20 @@ void PreparedPlan::createSlotResources(FrameSlot& s, uint32_t index) {
         switch (al.kind) {
             case AllocKind::Weights: break;
             case AllocKind::Arena:
-                s.owned[a] = vk::Buffer(dev, al.size, kStorage, vk::MemoryUse::DeviceLocal, what.c_str());
+                s.owned[a] = vk::Buffer(dev, al.size, kStorage, vk::MemoryUse::DeviceLocal, what.c_str(),
+                                        vk::MemoryKind::Arena);
                 break;
             case AllocKind::Input:
                 s.owned[a] = vk::Buffer(dev, al.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, what.c_str(),
-                                        exportTypes);
+                                        vk::MemoryKind::InputOutput, exportTypes);
                 s.inputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload,
-                                            what.c_str());
+                                            ("staging of " + what).c_str(), vk::MemoryKind::Staging);
                 break;
             case AllocKind::Output:
                 s.owned[a] = vk::Buffer(dev, al.size, kStorage | kTransfer, vk::MemoryUse::DeviceLocal, what.c_str(),
-                                        exportTypes);
+                                        vk::MemoryKind::InputOutput, exportTypes);
                 s.outputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback,
-                                             what.c_str());
+                                             ("staging of " + what).c_str(), vk::MemoryKind::Staging);
                 break;
         }
     }
@@ -248,11 +304,13 @@ void PreparedPlan::writeDescriptors(FrameSlot& s) {
 void PreparedPlan::refreshSlot(FrameSlot& s) {
     waitIdle(s);
     writeDescriptors(s);
+    for (size_t i = 0; i < plan_.graph.inputs.size(); ++i)  // an imported input is read in place
+        if (s.imported[plan_.inputAlloc(static_cast<int>(i))]) s.stagingHoldsInput[i] = 0;
     s.commandsRecorded = false;  // the copies name the buffers too
 }
 
 uint32_t PreparedPlan::queryCount() const {
-    return kFirstDispatchQuery + (profile_ ? static_cast<uint32_t>(plan_.dispatches.size()) : 0);
+    return kFirstDispatchQuery + (profile_ ? 2 * static_cast<uint32_t>(plan_.dispatches.size()) : 0);
 }
 
 void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQueryPool profileQueries) const {
@@ -268,6 +326,10 @@ void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQ
                                      nullptr, 0, nullptr, 0, nullptr);
             }
         }
+        // Profiling: when the dispatch is reached (after its barrier), and when it and every
+        // dispatch before it have finished their compute work.
+        if (profileQueries)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, profileQueries, startQuery(i));
         const vk::Pipeline& p = pipelines_[i];
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &s.sets[i], 0, nullptr);
@@ -276,8 +338,7 @@ void PreparedPlan::recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQ
                                d.push.data());
         vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
         if (profileQueries)
-            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, profileQueries,
-                                kFirstDispatchQuery + static_cast<uint32_t>(i));
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, profileQueries, endQuery(i));
     }
 }
 
@@ -333,7 +394,9 @@ void PreparedPlan::recordSlotRun(FrameSlot& s) {
 
 void PreparedPlan::waitIdle(FrameSlot& s) {
     if (!s.submitted) return;
-    VK_CHECK(vkWaitForFences(ctx_.device->handle(), 1, &s.fence, VK_TRUE, UINT64_MAX));
+    VkResult r = vk::injectedResult("vkWaitForFences");
+    if (r == VK_SUCCESS) r = vkWaitForFences(ctx_.device->handle(), 1, &s.fence, VK_TRUE, UINT64_MAX);
+    VK_CHECK_RESULT(r, "vkWaitForFences (frame slot's last submission)");
 }
 
 void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs, uint64_t ticket,
@@ -372,8 +435,10 @@ void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs
     si.signalSemaphoreCount = signalTimeline ? 1 : 0;
     si.pSignalSemaphores = &signalTimeline;
     {
+        VkResult r = vk::injectedResult("vkQueueSubmit");
         std::lock_guard<std::mutex> lock(ctx_.device->queueMutex());
-        VK_CHECK(vkQueueSubmit(queue, 1, &si, s.fence));
+        if (r == VK_SUCCESS) r = vkQueueSubmit(queue, 1, &si, s.fence);
+        VK_CHECK_RESULT(r, "vkQueueSubmit (inference)");
     }
     s.submitted = true;
     s.ticket = ticket;
@@ -386,7 +451,7 @@ std::vector<NamedTensor> PreparedPlan::readStagedOutputs(const FrameSlot& s) con
     for (size_t k = 0; k < plan_.graph.outputs.size(); ++k) {
         if (!s.outputStaged[k]) continue;  // sent to a host image/buffer, or imported memory
         const auto& v = plan_.graph.values[plan_.graph.outputs[k]];
-        Tensor t(v.dtype, v.shape);
+        Tensor t = allocateTensor(v.dtype, v.shape, fmt::format("output '{}'", plan_.outputNames[k]));
         std::memcpy(t.data(), s.outputStaging[k].mapped(), t.byteSize());
         outputs.push_back({plan_.outputNames[k], std::move(t)});
     }
@@ -401,6 +466,8 @@ std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
     stats->downloadMs = msSince(t0);
     stats->gpuMs = stats->transferGpuMs = -1;
     stats->dispatchMs.clear();
+    stats->dispatchStartMs.clear();
+    stats->dispatchEndMs.clear();
     // Every run reads its timestamps: no allocation unless profiling.
     uint64_t fixed[kFirstDispatchQuery] = {};
     std::vector<uint64_t> perDispatch(profile_ ? queryCount() : 0);
@@ -416,8 +483,11 @@ std::vector<NamedTensor> PreparedPlan::collect(FrameSlot& s, RunStats* stats) {
         stats->gpuMs = ms(1, 2);
         stats->transferGpuMs = ms(0, 1) + ms(2, 3);
         if (profile_) {
-            for (size_t i = 0; i < plan_.dispatches.size(); ++i)
-                stats->dispatchMs.push_back(ms(i == 0 ? 1 : kFirstDispatchQuery + i - 1, kFirstDispatchQuery + i));
+            for (size_t i = 0; i < plan_.dispatches.size(); ++i) {
+                stats->dispatchMs.push_back(ms(i == 0 ? 1 : endQuery(i - 1), endQuery(i)));
+                stats->dispatchStartMs.push_back(ms(1, startQuery(i)));
+                stats->dispatchEndMs.push_back(ms(1, endQuery(i)));
+            }
         }
     }
     return outputs;

@@ -20,6 +20,7 @@
 namespace vkinfer::rt {
 
 struct FrameSlot {
+    uint32_t index = 0;                    // below SessionOptions::framesInFlight
     std::vector<vk::Buffer> owned;         // per allocation (weights stay in the plan)
     std::vector<vk::Buffer> imported;      // per allocation: replaces `owned` when imported
     std::vector<vk::Buffer> inputStaging;  // per graph input
@@ -32,8 +33,12 @@ struct FrameSlot {
     bool submitted = false;                // a submission is outstanding (fence not yet waited)
     uint64_t ticket = 0;                   // Ticket value of the last submission
     VkQueryPool queries = VK_NULL_HANDLE;
-    // Host devices without a queue: this slot's first recording carried the weight upload.
-    bool weightsRecorded = false;
+    // Host devices without a queue: this slot's last recording carried the weight upload,
+    // not yet known to have run (see PreparedPlan::recordWeightUpload).
+    bool uploadRecorded = false;
+    // Per graph input: the input staging holds data from Session::stageInput that every
+    // recording of this slot copies in, until replaced (a discarded recording loses nothing).
+    std::vector<char> stagingHoldsInput;
     // Per graph output: the last run or recording left it in the readback staging.
     std::vector<char> outputStaged;
     // Image bridging (recordInference): descriptor sets for the pre/post-processing
@@ -50,6 +55,9 @@ public:
     PreparedPlan& operator=(const PreparedPlan&) = delete;
 
     const plan::CompiledPlan& plan() const { return plan_; }
+    // Referred to from outside the session (recorded into a host command buffer, memory
+    // exported or imported): never evicted from the session's plan cache.
+    bool pinned = false;
     detail::ContextImpl& context() const { return ctx_; }
 
     // Frame slot `i` (< framesInFlight), created on first use.
@@ -58,14 +66,18 @@ public:
     const vk::Buffer& ioBuffer(const FrameSlot& s, int alloc) const;
 
     // Weights reach the GPU once: submitted and waited on the engine's queue; or, on a host
-    // device without a queue, recorded into the first recording of every frame slot (so
-    // that whichever of the host's frames is submitted first carries them; the copies are
-    // identical and ordered by the barrier that opens each recording).
+    // device without a queue, recorded into the host's command buffers until one of them is
+    // known to have run. Each recorded upload ends by writing a marker word of its slot
+    // (host-visible); when the slot is recorded again (the host guarantees its previous work
+    // finished), a set marker proves the upload ran, and a clear one that the host discarded
+    // or never submitted that recording, so this one carries the upload again. Copies in
+    // several slots are identical and ordered by the barrier that opens each recording.
     void recordWeightUpload(VkCommandBuffer cmd, FrameSlot& s);
+    bool weightsUploaded() const { return weightsUploaded_; }
 
     // Every dispatch with its planned barriers (no transfers, no boundary barriers): the
     // part shared by the engine's own command buffers and the host's. With `profileQueries`,
-    // a timestamp after dispatch i into query kFirstDispatchQuery + i.
+    // timestamps before and after dispatch i into queries startQuery(i) and endQuery(i).
     void recordDispatches(VkCommandBuffer cmd, const FrameSlot& s, VkQueryPool profileQueries = VK_NULL_HANDLE) const;
 
     // Separate-context execution of one slot: copies `inputs` (graph input order) into its
@@ -88,6 +100,8 @@ public:
 
 private:
     void createSlotResources(FrameSlot& s, uint32_t index);
+    void destroySlot(FrameSlot& s);  // its Vulkan objects (buffers are RAII)
+    void release();
     void writeDescriptors(FrameSlot& s);
     void recordSlotRun(FrameSlot& s);
     void submitOnce(VkCommandBuffer cmd);
@@ -100,10 +114,13 @@ private:
     // Queries of a slot's pool: before uploads, before dispatches, after dispatches, after
     // readback; then one per dispatch when profiling.
     static constexpr uint32_t kFirstDispatchQuery = 4;
+    static uint32_t startQuery(size_t i) { return kFirstDispatchQuery + 2 * static_cast<uint32_t>(i); }
+    static uint32_t endQuery(size_t i) { return startQuery(i) + 1; }
     uint32_t queryCount() const;
     vk::Buffer weights_;
     vk::Buffer weightStaging_;  // kept until recorded uploads are surely done (plan destruction)
-    bool weightsUploaded_ = false;  // by the engine's own queue
+    bool weightsUploaded_ = false;  // by the engine's own queue, or a recording known to have run
+    vk::Buffer uploadMarkers_;      // one word per frame slot, host-visible (queueless host devices)
     std::vector<vk::Pipeline> pipelines_;  // per dispatch
     VkCommandPool commandPool_ = VK_NULL_HANDLE;
     std::vector<std::unique_ptr<FrameSlot>> slots_;

@@ -5,8 +5,10 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "runtime/device_guard.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
+#include "vk/names.h"
 #include "vkinfer/interop.h"
 
 namespace vkinfer {
@@ -34,7 +36,7 @@ void requireFormat(const detail::ContextImpl& ctx, const std::string& who, VkFor
     if (f != VK_FORMAT_R8G8B8A8_UNORM && f != VK_FORMAT_B8G8R8A8_UNORM && f != VK_FORMAT_R16G16B16A16_SFLOAT)
         fail(ErrorCode::Unsupported, "{}: image format {} is not supported (R8G8B8A8_UNORM, B8G8R8A8_UNORM, "
                                      "R16G16B16A16_SFLOAT)",
-             who, static_cast<int>(f));
+             who, vk::formatName(f));
     VkFormatProperties props;
     vkGetPhysicalDeviceFormatProperties(ctx.device->physical(), f, &props);
     if (!(props.optimalTilingFeatures & need) && !(props.linearTilingFeatures & need))
@@ -149,7 +151,8 @@ std::vector<int64_t> imageInputShape(const TensorDesc& d, const HostImage& img) 
 }  // namespace
 
 Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io) {
-    return guardStatus([&] {
+    if (!session.impl()) return Status(ErrorCode::InvalidArgument, "recordInference: the session is empty");
+    return detail::guardDevice(*session.impl()->context.impl(), "recordInference", [&] {
         detail::SessionImpl& s = *session.impl();
         detail::ContextImpl& ctx = s.ctx();
         const Model& model = s.model;
@@ -158,13 +161,38 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             fail(ErrorCode::InvalidArgument, "recordInference: frame {} is out of range (framesInFlight = {})", io.frame,
                  s.options.framesInFlight);
 
-        // Shapes: images define theirs, the rest come from io.shapes or the declarations.
+        // Shapes: images define theirs, then io.shapes, then staged tensors, then the declarations.
         InputShapes given = io.shapes;
+        auto isGiven = [&](const std::string& name) {
+            return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == name; });
+        };
         for (const auto& [name, in] : io.imageInputs) {
             const TensorDesc& d = model.inputs()[indexOf(model.inputs(), name, "input")];
-            given.erase(std::remove_if(given.begin(), given.end(), [&](const auto& g) { return g.first == name; }),
+            given.erase(std::remove_if(given.begin(), given.end(), [&, &name = name](const auto& g) { return g.first == name; }),
                         given.end());
             given.emplace_back(name, imageInputShape(d, in.image));
+        }
+        for (size_t i = 0; i < model.inputs().size(); ++i) {
+            const TensorDesc& d = model.inputs()[i];
+            if (isGiven(d.name)) continue;
+            if (const auto& staged = s.staged[io.frame][i]) {
+                given.emplace_back(d.name, staged->shape());
+                continue;
+            }
+            // Staged earlier and still held by the slot's staging (see "Inputs" below).
+            if (PreparedPlan* last = s.framePlan[io.frame]) {
+                const plan::CompiledPlan& lp = last->plan();
+                if (last->slot(io.frame).stagingHoldsInput[i]) {
+                    given.emplace_back(d.name, lp.graph.values[lp.graph.inputs[i].value].shape);
+                    continue;
+                }
+            }
+            bool dynamic = !d.rankKnown || std::any_of(d.shape.begin(), d.shape.end(), [](int64_t x) { return x < 0; });
+            if (dynamic)
+                fail(ErrorCode::InvalidArgument,
+                     "recordInference: input '{}' has a dynamic shape ({}); give its shape in RecordIO::shapes, feed it "
+                     "from an image (RecordIO::imageInputs), or stage a tensor for it (Session::stageInput)",
+                     d.name, d.rankKnown ? shapeToString(d.shape) : std::string("rank unknown"));
         }
         PreparedPlan& plan = s.planFor(unwrap(model.resolveShapes(given)));
         const plan::CompiledPlan& cp = plan.plan();
@@ -196,8 +224,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                                                  "an image takes a [1, C<=4, H, W] output of its size",
                      name, shapeToString(v.shape), out.image.width, out.image.height);
             if (out.image.format == VK_FORMAT_B8G8R8A8_UNORM)
-                ctx.device->require(ctx.device->enabled().storageImageWriteWithoutFormat,
-                                    "shaderStorageImageWriteWithoutFormat", "writing B8G8R8A8_UNORM output images");
+                ctx.device->require(vk::Feature::StorageImageWriteWithoutFormat, "writing B8G8R8A8_UNORM output images");
             if (!out.image.view) fail(ErrorCode::InvalidArgument, "image output '{}' has no image view", name);
         }
         for (const auto& [name, b] : io.bufferInputs) {
@@ -211,12 +238,14 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
 
         // Staged inputs must match this recording's plan. Checked here, before anything is
         // recorded: failing halfway would leave the weight upload (and barriers) in a command
-        // buffer the host discards, and the weights would never reach the GPU.
+        // buffer the host discards.
+        std::vector<char> fedByHost(model.inputs().size(), 0);
+        for (const auto& [name, in] : io.imageInputs) fedByHost[indexOf(model.inputs(), name, "input")] = 1;
+        for (const auto& [name, b] : io.bufferInputs) fedByHost[indexOf(model.inputs(), name, "input")] = 1;
         for (size_t i = 0; i < model.inputs().size(); ++i) {
             const auto& staged = s.staged[io.frame][i];
-            if (!staged) continue;
             int alloc = cp.inputAlloc(static_cast<int>(i));
-            if (staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].tensorBytes))
+            if (staged && staged->byteSize() != static_cast<size_t>(cp.allocations[alloc].tensorBytes))
                 fail(ErrorCode::InvalidArgument, "staged input '{}' has shape {} but this recording's plan expects {}",
                      model.inputs()[i].name, shapeToString(staged->shape()),
                      shapeToString(cp.graph.values[cp.graph.inputs[i].value].shape));
@@ -236,15 +265,22 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         };
         stamp(0, VK_PIPELINE_STAGE_TRANSFER_BIT);
 
-        // Inputs.
+        // Inputs. Staged data stays in the slot's staging and is copied by every recording of
+        // the slot until replaced, so that a recording the host discards loses nothing. Into
+        // imported memory it is copied once (later the host writes that memory itself).
         for (size_t i = 0; i < model.inputs().size(); ++i) {
             auto& staged = s.staged[io.frame][i];
-            if (!staged) continue;
             int alloc = cp.inputAlloc(static_cast<int>(i));  // size checked above
-            std::memcpy(slot.inputStaging[i].mapped(), staged->data(), staged->byteSize());
-            VkBufferCopy copy{0, 0, staged->byteSize()};
+            bool fresh = static_cast<bool>(staged);
+            if (fresh) {
+                std::memcpy(slot.inputStaging[i].mapped(), staged->data(), staged->byteSize());
+                staged.reset();
+                slot.stagingHoldsInput[i] = !slot.imported[alloc];
+            }
+            if (fedByHost[i]) slot.stagingHoldsInput[i] = 0;
+            if (!fresh && !slot.stagingHoldsInput[i]) continue;
+            VkBufferCopy copy{0, 0, static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes)};
             if (copy.size) vkCmdCopyBuffer(cmd, slot.inputStaging[i].handle(), plan.buffer(slot, alloc), 1, &copy);
-            staged.reset();
         }
         for (const auto& [name, b] : io.bufferInputs) {
             size_t i = indexOf(model.inputs(), name, "input");
@@ -303,7 +339,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             imageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
                          stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
-            std::string kernel = ctx.device->enabled().storageImageWriteWithoutFormat ? "tensor_to_image"
+            std::string kernel = ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? "tensor_to_image"
                                  : out.image.format == VK_FORMAT_R16G16B16A16_SFLOAT  ? "tensor_to_image_rgba16f"
                                                                                        : "tensor_to_image_rgba8";
             vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
@@ -357,6 +393,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                          stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
         }
         s.framePlan[io.frame] = &plan;
+        plan.pinned = true;  // the host may be executing this recording for a while
     });
 }
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "runtime/model_data.h"
 #include "passes/specialize.h"
+#include "runtime/device_guard.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
 
@@ -39,6 +40,18 @@ PlanOptions SessionImpl::planOptions() const {
     po.sync = options.sync;
     po.precision = options.precision;
     po.alignment = context.impl()->planAlignment(po.alignment);
+    const auto& dev = *context.impl()->device;
+    const DeviceInfo& info = context.impl()->info;
+    po.device.subgroupSize = info.subgroupSize;
+    po.device.sharedMemoryBytes = info.sharedMemoryBytes;
+    po.device.float16Arithmetic = dev.enabled().has(vk::Feature::ShaderFloat16);
+    // Tensor cores: the extension and its features enabled, and the 16x16x16 float16 ->
+    // float32 shape among those the driver reports (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV).
+    po.device.cooperativeMatrix16 = options.cooperativeMatrix && info.cooperativeMatrix16x16x16 &&
+                                    dev.enabled().has(vk::Feature::CooperativeMatrixNV) &&
+                                    dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
+                                    dev.enabled().has(vk::Feature::ShaderFloat16);
+    po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;
     return po;
 }
 
@@ -52,16 +65,44 @@ rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled
     }
     auto it = plans.find(key);
     if (compiled) *compiled = it == plans.end();
-    if (it != plans.end()) return *it->second;
+    if (it != plans.end()) {
+        planLastUse[key] = ++useClock;
+        return *it->second;
+    }
+    evictPlansBeyondLimit();
     if (options.precision == Precision::Float16) {  // float16 buffers, converted to float32 in the kernels
         const vk::Device& device = *ctx().device;
-        device.require(device.enabled().storage16Bit, "storageBuffer16BitAccess", "float16 precision");
-        device.require(device.enabled().float16, "shaderFloat16", "float16 precision");
+        device.require(vk::Feature::StorageBuffer16BitAccess, "float16 precision");
+        device.require(vk::Feature::ShaderFloat16, "float16 precision");
     }
     auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), values);
     auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
     ctx().checkValidation("plan preparation");
+    ++plansCompiled;
+    planLastUse[key] = ++useClock;
     return *plans.emplace(key, std::move(prepared)).first->second;
+}
+
+void SessionImpl::evictPlansBeyondLimit() {
+    if (options.maxCachedPlans == 0) return;
+    while (plans.size() >= options.maxCachedPlans) {
+        // The least recently used plan that nothing outside the session refers to: no ticket
+        // outstanding, never recorded into a host command buffer (the host may still be
+        // executing it), no memory shared with another device or API.
+        auto victim = plans.end();
+        for (auto p = plans.begin(); p != plans.end(); ++p) {
+            const rt::PreparedPlan* plan = p->second.get();
+            if (plan->pinned) continue;
+            if (std::any_of(outstanding.begin(), outstanding.end(), [&](const auto& o) { return o.second == plan; }))
+                continue;
+            if (victim == plans.end() || planLastUse[p->first] < planLastUse[victim->first]) victim = p;
+        }
+        if (victim == plans.end()) return;  // all in use: exceed the limit rather than break them
+        for (auto& f : framePlan)
+            if (f == victim->second.get()) f = nullptr;
+        planLastUse.erase(victim->first);
+        plans.erase(victim);  // waits for its own (finished) submissions and frees its memory
+    }
 }
 
 std::vector<const Tensor*> SessionImpl::orderInputs(const std::vector<NamedTensor>& inputs, InputShapes* shapes) const {
@@ -142,6 +183,18 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
     return guardResult<Session>([&] {
         if (!context.impl()) fail(ErrorCode::InvalidArgument, "Session::create: the context is empty");
         if (!model.data()) fail(ErrorCode::InvalidArgument, "Session::create: the model is empty");
+        context.impl()->throwIfLost("Session::create");
+        // Shareable buffers are allocated per frame slot at first use; a device that cannot
+        // export them is reported now rather than at export or run.
+        if (options.shareableIO) {
+            const auto& dev = *context.impl()->device;
+            if (!dev.info().externalMemoryFd)
+                fail(ErrorCode::Unsupported, "SessionOptions::shareableIO: device '{}' cannot export buffer memory as "
+                                             "fds (no VK_KHR_external_memory_fd with exportable buffers)",
+                     dev.info().name);
+            dev.require(dev.enabled().externalMemoryFd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                        "SessionOptions::shareableIO");
+        }
         Session s;
         s.impl_ = std::make_shared<detail::SessionImpl>(context, model, options);
         return s;
@@ -149,11 +202,12 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
 }
 
 Status Session::prepare(const InputShapes& shapes) {
-    return guardStatus([&] { impl_->planFor(unwrap(impl_->model.resolveShapes(shapes))); });
+    return detail::guardDevice(impl_->ctx(), "Session::prepare",
+                       [&] { impl_->planFor(unwrap(impl_->model.resolveShapes(shapes))); });
 }
 
 Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
-    return guardResult<Ticket>([&] {
+    return detail::guardDeviceResult<Ticket>(impl_->ctx(), "Session::submit", [&] {
         InputShapes shapes;
         auto ordered = impl_->orderInputs(inputs, &shapes);
         const auto& decls = impl_->model.inputs();
@@ -195,7 +249,7 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
 }
 
 Result<std::vector<NamedTensor>> Session::wait(const Ticket& ticket, RunStats* stats) {
-    return guardResult<std::vector<NamedTensor>>([&] {
+    return detail::guardDeviceResult<std::vector<NamedTensor>>(impl_->ctx(), "Session::wait", [&] {
         auto it = impl_->outstanding.find(ticket.value);
         if (it == impl_->outstanding.end())
             fail(ErrorCode::InvalidArgument,
@@ -213,7 +267,7 @@ Result<std::vector<NamedTensor>> Session::wait(const Ticket& ticket, RunStats* s
 }
 
 Result<bool> Session::isDone(const Ticket& ticket) {
-    return guardResult<bool>([&] {
+    return detail::guardDeviceResult<bool>(impl_->ctx(), "Session::isDone", [&] {
         auto it = impl_->outstanding.find(ticket.value);
         if (it == impl_->outstanding.end()) return true;
         rt::FrameSlot& slot = it->second->slot(ticket.frame);
@@ -225,12 +279,12 @@ Result<bool> Session::isDone(const Ticket& ticket) {
 
 Result<std::vector<NamedTensor>> Session::run(const std::vector<NamedTensor>& inputs, RunStats* stats) {
     auto t0 = std::chrono::steady_clock::now();
-    size_t plansBefore = impl_->plans.size();
+    uint64_t plansBefore = impl_->plansCompiled;
     auto ticket = submit(inputs);
     if (!ticket.ok()) return ticket.status();
     auto out = wait(*ticket, stats);
     if (out.ok() && stats) {
-        stats->planned = impl_->plans.size() != plansBefore;
+        stats->planned = impl_->plansCompiled != plansBefore;
         stats->wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     return out;
@@ -249,7 +303,7 @@ Status Session::stageInput(uint32_t frame, const NamedTensor& input) {
 }
 
 Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
-    return guardResult<std::vector<NamedTensor>>([&] {
+    return detail::guardDeviceResult<std::vector<NamedTensor>>(impl_->ctx(), "Session::readOutputs", [&] {
         if (frame >= impl_->options.framesInFlight || !impl_->framePlan[frame])
             fail(ErrorCode::InvalidArgument, "frame {} has not been recorded or run", frame);
         rt::PreparedPlan& plan = *impl_->framePlan[frame];
@@ -266,7 +320,7 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
 }
 
 Result<std::string> Session::planJson(const InputShapes& shapes) {
-    return guardResult<std::string>([&] {
+    return detail::guardDeviceResult<std::string>(impl_->ctx(), "Session::planJson", [&] {
         InputShapes resolved = unwrap(impl_->model.resolveShapes(shapes));
         return plan::planToJson(impl_->planFor(resolved).plan());
     });

@@ -20,6 +20,9 @@ struct SessionImpl {
     Model model;
     SessionOptions options;
     std::map<std::string, std::unique_ptr<rt::PreparedPlan>> plans;  // keyed by input shapes
+    std::map<std::string, uint64_t> planLastUse;                     // same keys: useClock at last use
+    uint64_t useClock = 0;
+    uint64_t plansCompiled = 0;
 
     uint64_t lastTicket = 0;
     uint32_t nextFrame = 0;
@@ -54,6 +57,8 @@ struct SessionImpl {
     VkSemaphore timelineSemaphore();
     uint64_t submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs);
     void releaseFinishedWaits();
+    // Drops least recently used plans until a new one fits SessionOptions::maxCachedPlans.
+    void evictPlansBeyondLimit();
 };
 
 }  // namespace vkinfer::detail

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "runtime/device_guard.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
+#include "vk/instance.h"
 #include "vkinfer/interop.h"
 
 namespace vkinfer {
@@ -104,7 +106,7 @@ InteropCapabilities queryInteropCapabilities(const Context& context) {
 
 Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& tensor, uint32_t frame,
                                           MemoryHandleType type) {
-    return guardResult<ExportedMemory>([&] {
+    return detail::guardDeviceResult<ExportedMemory>(*session.impl()->context.impl(), "exportTensorMemory", [&] {
         detail::SessionImpl& s = *session.impl();
         if (!s.options.shareableIO)
             fail(ErrorCode::InvalidArgument, "exportTensorMemory: create the session with SessionOptions::shareableIO");
@@ -139,12 +141,13 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
         m.dedicated = true;
         m.deviceUuid = s.ctx().info.deviceUuid;
         m.memoryTypeIndex = buf.memoryTypeIndex();  // importers on other VkDevices need it
+        plan.pinned = true;
         return m;
     });
 }
 
 Status importTensorMemory(Session& session, const std::string& tensor, uint32_t frame, const ImportedMemory& memory) {
-    return guardStatus([&] {
+    return detail::guardDevice(*session.impl()->context.impl(), "importTensorMemory", [&] {
         detail::SessionImpl& s = *session.impl();
         // A host device wrapped without the extension: say so, rather than "cannot import".
         const auto& dev = *s.ctx().device;
@@ -169,21 +172,30 @@ Status importTensorMemory(Session& session, const std::string& tensor, uint32_t 
                                             memory.fd, vkHandleType(memory.type), memory.allocationSize, memory.offset,
                                             memory.dedicated, what.c_str(), memory.memoryTypeIndex);
         slot.imported[alloc] = std::move(b);
+        plan.pinned = true;
         plan.refreshSlot(slot);
     });
 }
 
 Result<int> exportTimelineSemaphore(Session& session) {
-    return guardResult<int>([&] {
+    return detail::guardDeviceResult<int>(*session.impl()->context.impl(), "exportTimelineSemaphore", [&] {
         detail::SessionImpl& s = *session.impl();
         const auto& dev = *s.ctx().device;
         dev.require(dev.enabled().timelineSemaphore, "VkPhysicalDeviceVulkan12Features::timelineSemaphore",
                     "the session's timeline semaphore");
         VkSemaphore timeline = s.timelineSemaphore();
-        if (!s.timelineExportable)
+        if (!s.timelineExportable) {
+            // Say which: the device lacks the extension, the host did not enable it, or the
+            // driver cannot export timelines.
+            bool offered = vk::hasDeviceExtension(dev.physical(), VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+            std::string why = !offered ? " (it does not offer VK_KHR_external_semaphore_fd)"
+                              : !dev.enabled().externalSemaphoreFd
+                                  ? " (VK_KHR_external_semaphore_fd was not enabled on the host's device)"
+                                  : " (vkGetPhysicalDeviceExternalSemaphoreProperties reports timelines as not exportable)";
             fail(ErrorCode::Unsupported, "device '{}' cannot export timeline semaphores as fds{}; wait for tickets on the "
                                          "host (Session::wait / isDone) instead",
-                 s.ctx().info.name, dev.enabled().externalSemaphoreFd ? "" : " (VK_KHR_external_semaphore_fd is not enabled)");
+                 s.ctx().info.name, why);
+        }
         auto getFd = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(dev.handle(), "vkGetSemaphoreFdKHR"));
         if (!getFd) fail(ErrorCode::Unsupported, "vkGetSemaphoreFdKHR is not available");
         VkSemaphoreGetFdInfoKHR gi{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
@@ -196,7 +208,7 @@ Result<int> exportTimelineSemaphore(Session& session) {
 }
 
 Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t value) {
-    return guardStatus([&] {
+    return detail::guardDevice(*session.impl()->context.impl(), "importWaitSemaphore", [&] {
         detail::SessionImpl& s = *session.impl();
         const auto& dev = *s.ctx().device;
         auto caps = queryInteropCapabilities(s.context);

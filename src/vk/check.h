@@ -20,3 +20,12 @@ const char* resultName(VkResult r);
         if (vk_check_result_ != VK_SUCCESS)                                              \
             ::vkinfer::vk::throwVulkanError(vk_check_result_, #call, __FILE__, __LINE__); \
     } while (0)
+
+// For a result obtained apart from its call (fault injection, a call made under a lock):
+// `callName` is what the message names.
+#define VK_CHECK_RESULT(result, callName)                                                \
+    do {                                                                                 \
+        VkResult vk_check_result_ = (result);                                            \
+        if (vk_check_result_ != VK_SUCCESS)                                              \
+            ::vkinfer::vk::throwVulkanError(vk_check_result_, callName, __FILE__, __LINE__); \
+    } while (0)

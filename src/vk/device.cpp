@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "vk/check.h"
-#include "vk/features.h"
+#include "vk/device_requirements.h"
+#include "vk/fault_injection.h"
 #include "vk/instance.h"
 
 namespace vkinfer::vk {
@@ -35,25 +36,12 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info) : phys_(phys), inf
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
 
-    FeatureChain have = FeatureChain::supported(phys);
-    FeatureChain want;
-    want.v11.storageBuffer16BitAccess = have.v11.storageBuffer16BitAccess;
-    want.v12.shaderFloat16 = have.v12.shaderFloat16;
-    want.v12.shaderInt8 = have.v12.shaderInt8;
-    want.v12.storageBuffer8BitAccess = have.v12.storageBuffer8BitAccess;
-    want.v12.timelineSemaphore = have.v12.timelineSemaphore;
-    want.v12.hostQueryReset = have.v12.hostQueryReset;
-    want.core.features.shaderInt64 = have.core.features.shaderInt64;
-    want.core.features.shaderInt16 = have.core.features.shaderInt16;
-    want.core.features.shaderStorageImageWriteWithoutFormat = have.core.features.shaderStorageImageWriteWithoutFormat;
-
+    EnablePlan plan = planDeviceFeatures(phys);
     std::vector<const char*> extensions;
-    for (const char* ext : {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME,
-                            VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME})
-        if (hasDeviceExtension(phys, ext)) extensions.push_back(ext);
+    for (const auto& e : plan.extensions) extensions.push_back(e.c_str());
 
     VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    ci.pNext = &want.core;
+    ci.pNext = &plan.chain->core;
     ci.queueCreateInfoCount = 1;
     ci.pQueueCreateInfos = &queueInfo;
     ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
@@ -61,15 +49,9 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info) : phys_(phys), inf
     VK_CHECK(vkCreateDevice(phys, &ci, nullptr, &device_));
     vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
 
-    enabled_.timelineSemaphore = want.v12.timelineSemaphore;
-    enabled_.storage16Bit = want.v11.storageBuffer16BitAccess;
-    enabled_.float16 = want.v12.shaderFloat16;
-    enabled_.storage8Bit = want.v12.storageBuffer8BitAccess;
-    enabled_.int8 = want.v12.shaderInt8;
-    enabled_.int64 = want.core.features.shaderInt64;
-    enabled_.storageImageWriteWithoutFormat = want.core.features.shaderStorageImageWriteWithoutFormat;
-    for (const char* ext : extensions) {
-        std::string e = ext;
+    enabled_.features = plan.features;
+    enabled_.timelineSemaphore = plan.timelineSemaphore;
+    for (const auto& e : plan.extensions) {
         enabled_.externalMemoryFd |= e == VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
         enabled_.externalSemaphoreFd |= e == VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
         enabled_.dmaBuf |= e == VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
@@ -84,6 +66,17 @@ Device::Device(const AdoptedDevice& host, const DeviceInfo& info)
 }
 
 void Device::readFamilyAndMemory() {
+    supported_ = planDeviceFeatures(phys_).supported;
+    VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &subgroup;
+    vkGetPhysicalDeviceProperties2(phys_, &props);
+    subgroupOps_ = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? subgroup.supportedOperations : 0;
+    VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    VkPhysicalDeviceProperties2 p3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p3.pNext = &m3;
+    vkGetPhysicalDeviceProperties2(phys_, &p3);
+    maxAllocation_ = m3.maxMemoryAllocationSize;
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys_, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> families(nq);
@@ -113,7 +106,15 @@ VkQueue Device::queueFor(const char* what) const {
 void Device::require(bool isEnabled, const char* feature, const std::string& what) const {
     if (!isEnabled)
         fail(ErrorCode::Unsupported, "{} is not enabled on device '{}' (needed for {}){}", feature, info_.name, what,
-             owned_ ? "" : ": enable it when creating the host device");
+             owned_ ? "" : ": enable it when creating the host device (vkinfer::queryDeviceRequirements lists what to "
+                           "enable)");
+}
+
+void Device::require(Feature f, const std::string& what) const {
+    if (enabled_.has(f)) return;
+    if (!supported_.has(f))
+        fail(ErrorCode::Unsupported, "device '{}' does not offer {}, needed for {}", info_.name, describeFeature(f), what);
+    require(false, describeFeature(f).c_str(), what);
 }
 
 uint32_t Device::findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
@@ -145,17 +146,40 @@ VkMemoryPropertyFlags preferredFlags(MemoryUse use) {
     return 0;
 }
 
-void throwAllocation(VkResult r, VkDeviceSize bytes, const char* what) {
-    throw Error(Status(ErrorCode::VulkanError,
-                       fmt::format("vkAllocateMemory of {} bytes for {} returned {}", bytes, what, resultName(r)),
+// Out-of-memory results become ErrorCode::OutOfMemory (the VkResult kept): the caller can
+// retry smaller; other failures stay VulkanError.
+[[noreturn]] void throwAllocation(VkResult r, const char* call, VkDeviceSize bytes, const char* what) {
+    bool oom = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY;
+    throw Error(Status(oom ? ErrorCode::OutOfMemory : ErrorCode::VulkanError,
+                       fmt::format("{} of {} bytes for {} returned {}", call, bytes, what, resultName(r)),
                        static_cast<int32_t>(r)));
 }
 
 }  // namespace
 
+void MemoryCounters::add(MemoryKind kind, uint64_t bytes) {
+    auto k = static_cast<size_t>(kind);
+    uint64_t now = current_[k] += bytes;
+    for (uint64_t p = peak_[k].load(); now > p && !peak_[k].compare_exchange_weak(p, now);) {
+    }
+    uint64_t total = total_ += bytes;
+    for (uint64_t p = peakTotal_.load(); total > p && !peakTotal_.compare_exchange_weak(p, total);) {
+    }
+}
+
+void MemoryCounters::remove(MemoryKind kind, uint64_t bytes) {
+    current_[static_cast<size_t>(kind)] -= bytes;
+    total_ -= bytes;
+}
+
+void MemoryCounters::resetPeaks() {
+    for (size_t k = 0; k < kMemoryKinds; ++k) peak_[k] = current_[k].load();
+    peakTotal_ = total_.load();
+}
+
 Buffer::Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use, const char* what,
-               VkExternalMemoryHandleTypeFlags exportTypes)
-    : device_(device.handle()), size_(size), exportTypes_(exportTypes) {
+               MemoryKind kind, VkExternalMemoryHandleTypeFlags exportTypes)
+    : device_(device.handle()), kind_(kind), size_(size), exportTypes_(exportTypes) {
     VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
     external.handleTypes = exportTypes;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -163,10 +187,22 @@ Buffer::Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage
     info.size = size > 0 ? size : 4;
     info.usage = usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    VK_CHECK(vkCreateBuffer(device_, &info, nullptr, &buffer_));
+    VkResult created = vkCreateBuffer(device_, &info, nullptr, &buffer_);
+    if (created != VK_SUCCESS) {
+        buffer_ = VK_NULL_HANDLE;
+        throwAllocation(created, "vkCreateBuffer", info.size, what);
+    }
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device_, buffer_, &req);
     memoryTypeBits_ = req.memoryTypeBits;
+    if (device.maxAllocationBytes() && req.size > device.maxAllocationBytes()) {
+        release();
+        throw Error(Status(ErrorCode::OutOfMemory,
+                           fmt::format("{} needs {} bytes in one allocation; device '{}' allows at most {} "
+                                       "(maxMemoryAllocationSize)",
+                                       what, req.size, device.info().name, device.maxAllocationBytes()),
+                           static_cast<int32_t>(VK_ERROR_OUT_OF_DEVICE_MEMORY)));
+    }
 
     // Exported memory is a dedicated allocation: importers (another VkDevice, CUDA) then
     // get exactly this buffer's memory, and may require dedication anyway.
@@ -178,23 +214,44 @@ Buffer::Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     alloc.pNext = exportTypes ? &exportInfo : nullptr;
     alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = device.findMemoryType(req.memoryTypeBits, requiredFlags(use), preferredFlags(use));
-    VkResult r = vkAllocateMemory(device_, &alloc, nullptr, &memory_);
-    if (r != VK_SUCCESS) {
+    try {
+        alloc.memoryTypeIndex = device.findMemoryType(req.memoryTypeBits, requiredFlags(use), preferredFlags(use));
+    } catch (...) {
         release();
-        throwAllocation(r, req.size, what);
+        throw;
+    }
+    VkResult r = injectedResult("vkAllocateMemory");
+    if (r == VK_SUCCESS) r = vkAllocateMemory(device_, &alloc, nullptr, &memory_);
+    if (r != VK_SUCCESS) {
+        memory_ = VK_NULL_HANDLE;
+        release();
+        throwAllocation(r, "vkAllocateMemory", req.size, what);
     }
     allocationSize_ = req.size;
     memoryTypeIndex_ = alloc.memoryTypeIndex;
-    VK_CHECK(vkBindBufferMemory(device_, buffer_, memory_, 0));
-    if (use != MemoryUse::DeviceLocal) VK_CHECK(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_));
+    counters_ = &device.memory();
+    counters_->add(kind_, allocationSize_);
+    // A constructor that throws runs no destructor: release before reporting.
+    VkResult r2 = vkBindBufferMemory(device_, buffer_, memory_, 0);
+    if (r2 != VK_SUCCESS) {
+        release();
+        throwAllocation(r2, "vkBindBufferMemory", req.size, what);
+    }
+    if (use != MemoryUse::DeviceLocal) {
+        r2 = vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_);
+        if (r2 != VK_SUCCESS) {
+            release();
+            throwAllocation(r2, "vkMapMemory", req.size, what);
+        }
+    }
 }
 
 Buffer Buffer::imported(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, int fd,
                         VkExternalMemoryHandleTypeFlagBits type, VkDeviceSize allocationSize, VkDeviceSize offset,
-                        bool dedicated, const char* what, int32_t memoryTypeIndex) {
+                        bool dedicated, const char* what, int32_t memoryTypeIndex, MemoryKind kind) {
     Buffer b;
     b.device_ = device.handle();
+    b.kind_ = kind;
     b.size_ = size;
     VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
     external.handleTypes = type;
@@ -238,8 +295,10 @@ Buffer Buffer::imported(const Device& device, VkDeviceSize size, VkBufferUsageFl
         alloc.memoryTypeIndex = device.findMemoryType(typeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     }
     VkResult r = vkAllocateMemory(b.device_, &alloc, nullptr, &b.memory_);
-    if (r != VK_SUCCESS) throwAllocation(r, allocationSize, what);  // fd still the caller's
+    if (r != VK_SUCCESS) throwAllocation(r, "vkAllocateMemory", allocationSize, what);  // fd still the caller's
     b.allocationSize_ = allocationSize;
+    b.counters_ = &device.memory();
+    b.counters_->add(kind, allocationSize);
     b.memoryTypeBits_ = req.memoryTypeBits;
     b.memoryTypeIndex_ = alloc.memoryTypeIndex;
     VK_CHECK(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, offset));
@@ -250,6 +309,8 @@ void Buffer::release() {
     if (!device_) return;
     if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
     if (memory_) vkFreeMemory(device_, memory_, nullptr);  // unmaps implicitly; closes an imported fd
+    if (counters_) counters_->remove(kind_, allocationSize_);
+    counters_ = nullptr;
     buffer_ = VK_NULL_HANDLE;
     memory_ = VK_NULL_HANDLE;
     mapped_ = nullptr;
@@ -258,7 +319,8 @@ void Buffer::release() {
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& o) noexcept
-    : device_(o.device_), buffer_(std::exchange(o.buffer_, VK_NULL_HANDLE)),
+    : device_(o.device_), counters_(std::exchange(o.counters_, nullptr)), kind_(o.kind_),
+      buffer_(std::exchange(o.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(o.memory_, VK_NULL_HANDLE)), size_(o.size_), allocationSize_(o.allocationSize_),
       memoryTypeBits_(o.memoryTypeBits_), memoryTypeIndex_(o.memoryTypeIndex_), exportTypes_(o.exportTypes_),
       mapped_(std::exchange(o.mapped_, nullptr)) {}
@@ -267,6 +329,8 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     if (this != &o) {
         release();
         device_ = o.device_;
+        counters_ = std::exchange(o.counters_, nullptr);
+        kind_ = o.kind_;
         buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
         memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
         mapped_ = std::exchange(o.mapped_, nullptr);

@@ -4,25 +4,44 @@
 
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
+#include "vk/device_features.h"
 #include "vkinfer/context.h"
 
 namespace vkinfer::vk {
 
 // What is enabled on the VkDevice vkinfer runs on (its own, or what the host declared).
 struct EnabledCapabilities {
+    FeatureSet features;               // what kernels may use (checked against their SPIR-V)
     bool timelineSemaphore = false;
     bool externalMemoryFd = false;     // VK_KHR_external_memory_fd
     bool dmaBuf = false;               // VK_EXT_external_memory_dma_buf
     bool externalSemaphoreFd = false;  // VK_KHR_external_semaphore_fd
-    bool storage16Bit = false;
-    bool float16 = false;
-    bool storage8Bit = false;
-    bool int8 = false;
-    bool int64 = false;
-    bool storageImageWriteWithoutFormat = false;
+    bool has(Feature f) const { return features.has(f); }
+};
+
+// What a buffer's memory is for, for Device::memory() (Context::memoryStats).
+enum class MemoryKind : uint8_t { Weights, Arena, InputOutput, Staging, Other };
+constexpr size_t kMemoryKinds = 5;
+
+// Live and peak bytes of device memory a Device's buffers hold, by kind. Thread-safe.
+class MemoryCounters {
+public:
+    void add(MemoryKind kind, uint64_t bytes);
+    void remove(MemoryKind kind, uint64_t bytes);
+    uint64_t current(MemoryKind kind) const { return current_[static_cast<size_t>(kind)].load(); }
+    uint64_t peak(MemoryKind kind) const { return peak_[static_cast<size_t>(kind)].load(); }
+    uint64_t peakTotal() const { return peakTotal_.load(); }
+    void resetPeaks();
+
+private:
+    std::atomic<uint64_t> current_[kMemoryKinds] = {};
+    std::atomic<uint64_t> peak_[kMemoryKinds] = {};
+    std::atomic<uint64_t> total_{0};
+    std::atomic<uint64_t> peakTotal_{0};
 };
 
 // The handles of a device vkinfer does not own (see include/vkinfer/interop.h HostDevice).
@@ -36,9 +55,8 @@ struct AdoptedDevice {
 
 class Device {
 public:
-    // Creates a device with one compute queue and the features vkinfer uses where present
-    // (16-bit storage, fp16/int8 arithmetic, timeline semaphores, external memory and
-    // semaphore fds).
+    // Creates a device with one compute queue and every feature and extension vkinfer uses
+    // that the device offers (vk/device_requirements.h lists them).
     Device(VkPhysicalDevice phys, const DeviceInfo& info);
     // Runs on the host's device; never destroys it.
     Device(const AdoptedDevice& host, const DeviceInfo& info);
@@ -54,17 +72,25 @@ public:
     uint32_t queueFamily() const { return queueFamily_; }
     const DeviceInfo& info() const { return info_; }
     const EnabledCapabilities& enabled() const { return enabled_; }
+    const FeatureSet& supported() const { return supported_; }
+    // VkPhysicalDeviceSubgroupProperties::supportedOperations (compute stage).
+    uint32_t subgroupOperations() const { return subgroupOps_; }
+    // VkPhysicalDeviceMaintenance3Properties::maxMemoryAllocationSize.
+    VkDeviceSize maxAllocationBytes() const { return maxAllocation_; }
     bool owned() const { return owned_; }
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memProps_; }
     std::mutex& queueMutex() { return queueMutex_; }
+    MemoryCounters& memory() const { return memory_; }
     uint32_t timestampValidBits() const { return timestampBits_; }
 
     // A memory type index among `typeBits` with all `required` flags, preferring ones that
     // also have `preferred`. Throws if none.
     uint32_t findMemoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred = 0) const;
 
-    // Throws Unsupported "<feature> is not enabled on the device (needed for <what>)".
+    // Throws Unsupported "<feature> is not enabled on the device (needed for <what>)"; for a
+    // feature the device does not offer at all, says that instead.
     void require(bool enabled, const char* feature, const std::string& what) const;
+    void require(Feature f, const std::string& what) const;
 
 private:
     void readFamilyAndMemory();
@@ -77,8 +103,12 @@ private:
     uint32_t timestampBits_ = 0;
     bool owned_ = true;
     EnabledCapabilities enabled_;
+    FeatureSet supported_;
+    uint32_t subgroupOps_ = 0;
+    VkDeviceSize maxAllocation_ = 0;  // what the physical device offers, to tell "not offered" from "not enabled"
     VkPhysicalDeviceMemoryProperties memProps_{};
     std::mutex queueMutex_;
+    mutable MemoryCounters memory_;
 };
 
 enum class MemoryUse {
@@ -94,13 +124,14 @@ class Buffer {
 public:
     Buffer() = default;
     Buffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use, const char* what,
-           VkExternalMemoryHandleTypeFlags exportTypes = 0);
+           MemoryKind kind = MemoryKind::Other, VkExternalMemoryHandleTypeFlags exportTypes = 0);
     // Binds a new buffer to memory imported from `fd` (ownership of the fd passes to Vulkan
     // on success only). `offset` is where the buffer starts in that memory. `memoryTypeIndex`
     // is the exporter's (another VkDevice on this physical device), or -1 to pick one.
     static Buffer imported(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage, int fd,
                            VkExternalMemoryHandleTypeFlagBits type, VkDeviceSize allocationSize, VkDeviceSize offset,
-                           bool dedicated, const char* what, int32_t memoryTypeIndex = -1);
+                           bool dedicated, const char* what, int32_t memoryTypeIndex = -1,
+                           MemoryKind kind = MemoryKind::InputOutput);
     ~Buffer();
     Buffer(Buffer&& o) noexcept;
     Buffer& operator=(Buffer&& o) noexcept;
@@ -120,6 +151,8 @@ public:
 private:
     void release();
     VkDevice device_ = VK_NULL_HANDLE;
+    MemoryCounters* counters_ = nullptr;  // set once the memory is allocated
+    MemoryKind kind_ = MemoryKind::Other;
     VkBuffer buffer_ = VK_NULL_HANDLE;
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
     VkDeviceSize size_ = 0;

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "vk/check.h"
-#include "vk/features.h"
+#include "vk/device_requirements.h"
 
 namespace vkinfer::vk {
 
@@ -182,9 +182,26 @@ bool bufferExportable(VkPhysicalDevice phys, VkExternalMemoryHandleTypeFlagBits 
     return (props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
+// Whether the NV extension lists the one shape and types the tensor-core kernels use.
+bool hasCoopmat16(VkInstance instance, VkPhysicalDevice phys) {
+    auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    if (!get) return false;
+    uint32_t n = 0;
+    if (get(phys, &n, nullptr) != VK_SUCCESS) return false;
+    std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    if (get(phys, &n, props.data()) != VK_SUCCESS) return false;
+    for (const auto& p : props)
+        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
+            return true;
+    return false;
+}
+
 }  // namespace
 
-DeviceInfo queryDeviceInfo(VkInstance, VkPhysicalDevice phys, uint32_t index) {
+DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t index) {
     DeviceInfo d;
     d.index = index;
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -212,7 +229,9 @@ DeviceInfo queryDeviceInfo(VkInstance, VkPhysicalDevice phys, uint32_t index) {
     d.minStorageBufferOffsetAlignment = p.limits.minStorageBufferOffsetAlignment;
     d.timestampPeriodNs = p.limits.timestampPeriod;
 
-    FeatureChain f = FeatureChain::supported(phys);
+    FeatureChainStorage f;
+    f.link(false);
+    vkGetPhysicalDeviceFeatures2(phys, &f.core);
     d.fp16Arithmetic = f.v12.shaderFloat16;
     d.int8Arithmetic = f.v12.shaderInt8;
     d.storage16Bit = f.v11.storageBuffer16BitAccess;
@@ -228,6 +247,7 @@ DeviceInfo queryDeviceInfo(VkInstance, VkPhysicalDevice phys, uint32_t index) {
     d.timelineSemaphoreExport = semFd && d.timelineSemaphore && semaphoreExportable(phys, true);
     d.cooperativeMatrixKhr = hasDeviceExtension(phys, "VK_KHR_cooperative_matrix");
     d.cooperativeMatrixNv = hasDeviceExtension(phys, "VK_NV_cooperative_matrix");
+    if (d.cooperativeMatrixNv && instance) d.cooperativeMatrix16x16x16 = hasCoopmat16(instance, phys);
 
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);

@@ -2,8 +2,9 @@
 
 #include <vector>
 
-#include "vk/check.h"
 #include "core/kernel_table.h"
+#include "vk/check.h"
+#include "vk/device_features.h"
 
 namespace vkinfer::vk {
 
@@ -68,11 +69,49 @@ PipelineCache::Layout PipelineCache::layoutFor(const std::vector<VkDescriptorTyp
     return l;
 }
 
+namespace {
+
+// Parsed once per kernel: the table is immutable.
+const KernelNeeds& needsOf(const kernels::KernelBlob& blob) {
+    static std::mutex mutex;
+    static std::map<std::string_view, KernelNeeds> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(blob.name);
+    if (it == cache.end()) it = cache.emplace(blob.name, spirvNeeds(blob.code, blob.words)).first;
+    return it->second;
+}
+
+}  // namespace
+
+void PipelineCache::requireKernelFeatures(const std::string& kernel, const std::string& who) const {
+    const kernels::KernelBlob* blob = kernels::find(kernel);
+    if (!blob) fail(ErrorCode::Internal, "{}: no embedded shader named '{}'", who, kernel);
+    const KernelNeeds& needs = needsOf(*blob);
+    std::vector<Feature> missing = device_.enabled().features.missing(needs.features);
+    if (!missing.empty()) {
+        std::string list;
+        for (Feature f : missing) list += (list.empty() ? "" : ", ") + describeFeature(f);
+        bool offered = true;
+        for (Feature f : missing) offered &= device_.supported().has(f);
+        std::string why = !offered ? fmt::format("device '{}' does not offer", device_.info().name)
+                          : device_.owned()
+                              ? fmt::format("is not enabled on device '{}'", device_.info().name)
+                              : std::string("the host did not enable on its device (vkinfer::queryDeviceRequirements "
+                                            "lists what to enable)");
+        fail(ErrorCode::Unsupported, "{}: kernel '{}' needs {}, which {}", who, kernel, list, why);
+    }
+    uint32_t lackingOps = needs.subgroupOperations & ~device_.subgroupOperations();
+    if (lackingOps)
+        fail(ErrorCode::Unsupported, "{}: kernel '{}' needs subgroup operations {:#x} that device '{}' lacks", who,
+             kernel, lackingOps, device_.info().name);
+}
+
 VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
     auto it = modules_.find(kernel);
     if (it != modules_.end()) return it->second;
     const kernels::KernelBlob* blob = kernels::find(kernel);
     if (!blob) fail(ErrorCode::Internal, "no embedded shader named '{}'", kernel);
+    requireKernelFeatures(kernel, "pipeline creation");
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = blob->words * sizeof(uint32_t);
     info.pCode = blob->code;

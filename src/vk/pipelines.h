@@ -35,6 +35,10 @@ public:
     Pipeline get(const std::string& kernel, const std::vector<VkDescriptorType>& descriptorTypes,
                  const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
+    // Throws Unsupported naming `who` (e.g. "node 'x' (Gather)"), the kernel and each device
+    // feature its SPIR-V declares that the device has not enabled. Every pipeline creation
+    // checks this too, so no shader module is made for a device that cannot run it.
+    void requireKernelFeatures(const std::string& kernel, const std::string& who) const;
 
 private:
     struct Layout {

@@ -13,8 +13,8 @@ namespace {
 TEST(CliUsage, HelpListsCommandsAndGlobalOptions) {
     CliResult r = runCli({"--help"});
     ASSERT_EQ(r.exitCode, 0) << r.describe();
-    for (const char* word : {"devices", "run", "check", "plan", "bench", "--device", "--validate", "--sync", "minimal",
-                             "conservative"})
+    for (const char* word : {"devices", "run", "check", "plan", "bench", "upscale", "info", "--device", "--validate",
+                             "--sync", "minimal", "conservative"})
         EXPECT_TRUE(contains(r.out, word));
 }
 
@@ -34,7 +34,7 @@ TEST(CliUsage, CommandHelpListsItsOptions) {
 
 // Global options belong to the app, but each command's --help lists them too.
 TEST(CliUsage, CommandHelpListsTheGlobalOptions) {
-    for (const char* cmd : {"devices", "run", "check", "plan", "bench"}) {
+    for (const char* cmd : {"devices", "run", "check", "plan", "bench", "upscale", "info"}) {
         CliResult r = runCli({cmd, "--help"});
         ASSERT_EQ(r.exitCode, 0) << r.describe();
         for (const char* word : {"Global options", "--device", "--validate", "--sync", "--precision"})
@@ -46,7 +46,7 @@ TEST(CliUsage, CommandHelpListsTheGlobalOptions) {
 TEST(CliUsage, HelpAndDocsAgree) {
     const std::string docs = readFile(std::string(VKINFER_SOURCE_DIR) + "/docs/CLI.md");
     ASSERT_FALSE(docs.empty());
-    for (const char* cmd : {"devices", "run", "check", "plan", "bench"}) {
+    for (const char* cmd : {"devices", "run", "check", "plan", "bench", "upscale", "info"}) {
         CliResult r = runCli({cmd, "--help"});
         ASSERT_EQ(r.exitCode, 0) << r.describe();
         EXPECT_TRUE(contains(docs, std::string("## ") + cmd));

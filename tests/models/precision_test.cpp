@@ -165,6 +165,7 @@ TEST(Fp16Device, RequiresSixteenBitFeatures) {
         host.device = device;
         host.queueFamilyIndex = family;
         host.queue = queue;
+        host.apiVersion = VK_API_VERSION_1_2;
         auto ctx = wrapHostDevice(host);
         ASSERT_TRUE(ctx.ok()) << ctx.status().toString();
         InputShapes shapes{{"input", {1, 3, 8, 8}}};

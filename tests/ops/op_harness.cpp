@@ -13,6 +13,13 @@ namespace vkinfer::testing {
 
 void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
                          Tolerance tol, Precision precision) {
+    SessionOptions opts;
+    opts.precision = precision;
+    expectGpuMatchesCpuWith(builder, inputs, what, tol, opts);
+}
+
+void expectGpuMatchesCpuWith(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                             const std::string& what, Tolerance tol, const SessionOptions& options) {
     auto model = builder.build();
     ASSERT_TRUE(model.ok()) << what << ": " << model.status().toString();
     std::vector<Tensor> expected;
@@ -23,9 +30,8 @@ void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTens
     }
     std::vector<std::vector<NamedTensor>> results;
     for (SyncMode mode : {SyncMode::Minimal, SyncMode::Conservative}) {
-        SessionOptions opts;
+        SessionOptions opts = options;
         opts.sync = mode;
-        opts.precision = precision;
         auto session = Session::create(gpuContext(), *model, opts);
         ASSERT_TRUE(session.ok()) << what << ": " << session.status().toString();
         auto out = session->run(inputs);

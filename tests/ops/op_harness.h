@@ -22,6 +22,9 @@ inline Tolerance exactTolerance() { return Tolerance{1e-5, 1e-6, true}; }
 // (and the two modes to agree bit for bit). `what` names the case in failure messages.
 void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
                          Tolerance tol = opTolerance(), Precision precision = Precision::Float32);
+// The same with every session option given (its sync mode is set to each of the two).
+void expectGpuMatchesCpuWith(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                             const std::string& what, Tolerance tol, const SessionOptions& options);
 
 // The CPU reference outputs (the ops' unfused naive evaluate functions); records a test
 // failure and returns an empty vector when the model does not build or run.

@@ -1,6 +1,9 @@
 #include "support/onnx_builder.h"
 
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <stdexcept>
 
 #include "io/onnx_tensor.h"
 
@@ -40,6 +43,24 @@ OnnxBuilder& OnnxBuilder::initializer(const std::string& name, const Tensor& val
     return *this;
 }
 
+OnnxBuilder& OnnxBuilder::externalInitializer(const std::string& name, DataType type, const std::vector<int64_t>& shape,
+                                              const std::string& location, int64_t offset, int64_t length) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(static_cast<int32_t>(type));
+    for (int64_t d : shape) t->add_dims(d);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto entry = [&](const char* key, const std::string& value) {
+        auto* kv = t->add_external_data();
+        kv->set_key(key);
+        kv->set_value(value);
+    };
+    entry("location", location);
+    if (offset >= 0) entry("offset", std::to_string(offset));
+    if (length >= 0) entry("length", std::to_string(length));
+    return *this;
+}
+
 onnx::NodeProto& OnnxBuilder::node(const std::string& op, const std::vector<std::string>& inputs,
                                    const std::vector<std::string>& outputs, const std::string& name) {
     auto* n = model_.mutable_graph()->add_node();
@@ -55,6 +76,34 @@ std::string OnnxBuilder::serialize() const { return model_.SerializeAsString(); 
 Result<Model> OnnxBuilder::build() const {
     std::string bytes = serialize();
     return Model::fromBytes(bytes.data(), bytes.size(), "test model");
+}
+
+size_t moveInitializersToExternalData(onnx::ModelProto& model, const std::string& folder, const std::string& location,
+                                      size_t minBytes, size_t alignment) {
+    std::ofstream out(std::filesystem::path(folder) / location, std::ios::binary | std::ios::trunc);
+    size_t moved = 0;
+    uint64_t offset = 0;
+    for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+        if (!t.has_raw_data() || t.raw_data().size() < minBytes) continue;
+        const std::string& raw = t.raw_data();
+        uint64_t start = (offset + alignment - 1) / alignment * alignment;
+        out << std::string(static_cast<size_t>(start - offset), '\0');
+        out.write(raw.data(), static_cast<std::streamsize>(raw.size()));
+        offset = start + raw.size();
+        auto entry = [&](const char* key, const std::string& value) {
+            auto* kv = t.add_external_data();
+            kv->set_key(key);
+            kv->set_value(value);
+        };
+        entry("location", location);
+        entry("offset", std::to_string(start));
+        entry("length", std::to_string(raw.size()));
+        t.set_data_location(onnx::TensorProto::EXTERNAL);
+        t.clear_raw_data();
+        ++moved;
+    }
+    if (!out) throw std::runtime_error("cannot write external data file " + location + " in " + folder);
+    return moved;
 }
 
 namespace {

@@ -33,10 +33,8 @@ Profile profileDispatches(const Context& ctx, const Model& model, const std::vec
     // Names from the plan of the same shapes and options (the session's recording order).
     InputShapes shapes;
     for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
-    PlanOptions po;
-    po.sync = o.sync;
-    po.precision = o.precision;
-    nlohmann::json schedule = nlohmann::json::parse(orDie(planJson(model, shapes, po)))["schedule"];
+    // The session's own plan: its kernels depend on the device (tensor cores, subgroup size).
+    nlohmann::json schedule = nlohmann::json::parse(orDie(session.planJson(shapes)))["schedule"];
 
     Profile p;
     p.runs = runs;

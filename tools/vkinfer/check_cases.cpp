@@ -124,7 +124,7 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
 }  // namespace
 
 std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Context& ctx, const CheckOptions& opts,
-                                const GlobalOptions& g) {
+                                const GlobalOptions& g, const std::function<void(const std::string&)>& onDataSet) {
     const std::string path = (dir / "model.onnx").string();
     auto listed = Model::listOperators(path);
     std::optional<std::vector<std::string>> ops;
@@ -145,6 +145,7 @@ std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Co
     std::vector<CaseResult> results;
     for (const auto& set : sets) {
         std::string setName = name + "/" + fs::path(set).filename().string();
+        if (onDataSet) onDataSet(setName);
         auto ds = loadTestDataSet(set, *model);
         if (!ds.ok()) {
             results.push_back(statusResult(setName, name, ds.status(), ops));

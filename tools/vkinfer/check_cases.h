@@ -42,15 +42,19 @@ std::vector<std::filesystem::path> caseFolders(const std::filesystem::path& dir)
 // `p` relative to the folder above `root`, so that names start with root's own name.
 std::string caseName(const std::filesystem::path& p, const std::filesystem::path& root);
 
-// Runs every data set of one model folder in this process.
+// Runs every data set of one model folder in this process; `onDataSet` hears the name of each
+// data set ("<case>/test_data_set_0") before it runs (progress).
 std::vector<CaseResult> runCase(const std::filesystem::path& dir, const std::string& name, Context& ctx,
-                                const CheckOptions& opts, const GlobalOptions& g);
+                                const CheckOptions& opts, const GlobalOptions& g,
+                                const std::function<void(const std::string&)>& onDataSet = {});
 
 // Runs the cases in worker processes (one at a time, each reused for the cases that follow)
 // so that a case that crashes or hangs for longer than `timeoutSeconds` is recorded as such
-// and the rest still run. Calls `onResult` in case order.
+// and the rest still run. Calls `onResult` in case order, and `onDataSet` (case index, data
+// set name) when a worker starts a data set.
 void runIsolated(const std::vector<std::filesystem::path>& dirs, const std::vector<std::string>& names,
                  const CheckOptions& opts, const GlobalOptions& g, double timeoutSeconds,
-                 const std::function<void(const CaseResult&)>& onResult);
+                 const std::function<void(const CaseResult&)>& onResult,
+                 const std::function<void(size_t, const std::string&)>& onDataSet = {});
 
 }  // namespace vkinfer::cli

@@ -30,7 +30,8 @@ void writeLine(int fd, const std::string& line) {
     }
 }
 
-// Worker: "B <i>" before case i, "R <json>" per result, "E <i>" after it.
+// Worker: "B <i>" before case i, "D <name>" before each of its data sets, "R <json>" per
+// result, "E <i>" after it.
 [[noreturn]] void worker(int fd, const std::vector<fs::path>& dirs, const std::vector<std::string>& names, size_t first,
                          const CheckOptions& opts, const GlobalOptions& g) {
     ContextOptions co;
@@ -49,7 +50,8 @@ void writeLine(int fd, const std::string& line) {
         } else {
             // An exception here would unwind through the parent's stack frames copied by fork.
             try {
-                results = runCase(dirs[i], names[i], *ctx, opts, g);
+                results = runCase(dirs[i], names[i], *ctx, opts, g,
+                                  [fd](const std::string& set) { writeLine(fd, "D " + set); });
             } catch (const std::exception& e) {
                 CaseResult r;
                 r.name = r.caseName = names[i];
@@ -94,7 +96,8 @@ std::string describeExit(int status) {
 }  // namespace
 
 void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::string>& names, const CheckOptions& opts,
-                 const GlobalOptions& g, double timeoutSeconds, const std::function<void(const CaseResult&)>& onResult) {
+                 const GlobalOptions& g, double timeoutSeconds, const std::function<void(const CaseResult&)>& onResult,
+                 const std::function<void(size_t, const std::string&)>& onDataSet) {
     size_t next = 0;
     while (next < dirs.size()) {
         Worker w = startWorker(dirs, names, next, opts, g);
@@ -125,6 +128,8 @@ void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::strin
                 lastProgress = now;
                 if (line.rfind("B ", 0) == 0) {
                     current = std::stol(line.substr(2));
+                } else if (line.rfind("D ", 0) == 0) {
+                    if (onDataSet && current >= 0) onDataSet(static_cast<size_t>(current), line.substr(2));
                 } else if (line.rfind("R ", 0) == 0) {
                     onResult(CaseResult::fromJson(nlohmann::json::parse(line.substr(2))));
                 } else if (line.rfind("E ", 0) == 0) {

@@ -2,6 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +14,8 @@
 #include "bench_profile.h"
 #include "common.h"
 #include "inputs.h"
+#include "progress.h"
+#include "trace.h"
 
 namespace vkinfer::cli {
 
@@ -26,28 +33,76 @@ struct BenchArgs {
     bool json = false;
     bool profile = false;
     int top = 15;
+    std::string trace;
 };
+
+// Fails before the benchmark when the trace cannot be written.
+void checkTraceFile(const std::string& path) {
+    if (std::filesystem::is_directory(path)) throw CliError(fmt::format("--trace '{}' is a folder, not a file", path), 2);
+    std::ofstream f(path, std::ios::app);
+    if (!f) throw CliError(fmt::format("--trace '{}': cannot write the file: {}", path, std::strerror(errno)));
+}
+
+// One profiled run (after a warm-up) in a session of its own, written as a Chrome trace.
+size_t writeTrace(const std::string& path, const Context& ctx, const Model& model, const std::vector<NamedTensor>& inputs,
+                  const GlobalOptions& g) {
+    SessionOptions o = sessionOptions(g);
+    o.profile = true;
+    Session session = orDie(Session::create(ctx, model, o));
+    orDie(session.run(inputs));
+    RunStats stats;
+    orDie(session.run(inputs, &stats));
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    nlohmann::json plan = nlohmann::json::parse(orDie(session.planJson(shapes)));
+    plan["model"] = model.label();
+    nlohmann::json trace = chromeTrace(plan, stats, ctx.device().name);
+    std::ofstream f(path, std::ios::trunc);
+    f << jsonText(trace, -1) << "\n";
+    if (!f) throw CliError(fmt::format("--trace '{}': cannot write the file: {}", path, std::strerror(errno)));
+    return stats.dispatchStartMs.size();
+}
 
 void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
     if (!a.inputs.empty() && !a.shapes.empty())
         throw CliError("--shape applies only to generated inputs (inputs from -i files have the files' shapes)", 2);
+    if (!a.trace.empty()) checkTraceFile(a.trace);
     Model model = orDie(Model::load(a.model));
     std::vector<NamedTensor> inputs =
         a.inputs.empty() ? syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)))
                          : loadInputs(a.inputs, model);
     Context ctx = makeContext(g);
     Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
-    for (int i = 0; i < std::max(a.warmup, 1); ++i) orDie(session.run(inputs));
+    std::string shapeText;
+    for (const auto& in : inputs) shapeText += (shapeText.empty() ? "" : ", ") + in.name + "=" + shapeToString(in.tensor.shape());
+    // The header first, so that a long benchmark shows what it is measuring while it runs.
+    if (!a.json) {
+        fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
+                   syncModeName(syncMode(g)), precisionName(precision(g)), a.iters, std::max(a.warmup, 1));
+        std::fflush(stdout);
+    }
+    const int total = std::max(a.warmup, 1) + a.iters;
+    auto lastShown = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    auto show = [&](int done) {  // on a terminal only, at most ten times a second
+        auto now = std::chrono::steady_clock::now();
+        if (now - lastShown < std::chrono::milliseconds(100)) return;
+        lastShown = now;
+        progress::update(fmt::format("bench: {} of {} runs", done, total), false);
+    };
+    for (int i = 0; i < std::max(a.warmup, 1); ++i) {
+        show(i);
+        orDie(session.run(inputs));
+    }
     std::vector<double> wall, gpu;
     for (int i = 0; i < a.iters; ++i) {
+        show(std::max(a.warmup, 1) + i);
         RunStats s;
         orDie(session.run(inputs, &s));
         wall.push_back(s.wallMs);
         if (s.gpuMs >= 0) gpu.push_back(s.gpuMs);
     }
+    progress::clear();
     Stats w = statsOf(wall);
-    std::string shapeText;
-    for (const auto& in : inputs) shapeText += (shapeText.empty() ? "" : ", ") + in.name + "=" + shapeToString(in.tensor.shape());
     if (a.json) {
         nlohmann::json j{{"model", a.model},
                          {"device", ctx.device().name},
@@ -61,11 +116,13 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
             j["gpu_ms"] = {{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
         }
         if (a.profile) j["profile"] = profileJson(profileDispatches(ctx, model, inputs, g, a.iters));
+        if (!a.trace.empty()) {
+            writeTrace(a.trace, ctx, model, inputs, g);
+            j["trace"] = a.trace;
+        }
         fmt::print("{}\n", jsonText(j));
         return;
     }
-    fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
-               syncModeName(syncMode(g)), precisionName(precision(g)), a.iters, std::max(a.warmup, 1));
     fmt::print("  wall ms   median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (host copies, submit, wait)\n", w.median, w.min,
                w.p90);
     if (!gpu.empty()) {
@@ -76,6 +133,11 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
         fmt::print("  GPU ms    n/a (the queue has no timestamp support)\n");
     }
     if (a.profile) printProfile(profileDispatches(ctx, model, inputs, g, a.iters), a.top, syncMode(g));
+    if (!a.trace.empty()) {
+        size_t n = writeTrace(a.trace, ctx, model, inputs, g);
+        fmt::print("  trace     {} dispatches of one run written to {} (open in ui.perfetto.dev or chrome://tracing)\n",
+                   n, a.trace);
+    }
 }
 
 }  // namespace
@@ -101,6 +163,10 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
         ->capture_default_str()
         ->check(intInRange(0, std::numeric_limits<int>::max()))
         ->needs(profile);
+    cmd->add_option("--trace", a->trace,
+                    "Then write a Chrome/Perfetto trace of one profiled run to FILE.json: every dispatch a slice on "
+                    "the GPU timeline, named by its ONNX nodes, barriers as instants (format in docs/CLI.md)")
+        ->check(nonEmpty());
     cmd->callback([a, &g] { benchCommand(*a, g); });
 }
 

@@ -11,6 +11,7 @@
 #include "check_cases.h"
 #include "check_report.h"
 #include "common.h"
+#include "progress.h"
 
 namespace vkinfer::cli {
 
@@ -32,6 +33,7 @@ struct CheckArgs {
 };
 
 void printResult(const CaseResult& r) {
+    progress::clear();
     const std::string errors =
         r.maxError ? fmt::format("max error {:.3g} (max |ref| {:.3g})", *r.maxError, r.maxRef.value_or(0)) : "";
     if (r.result == "pass")
@@ -89,13 +91,20 @@ int checkCommand(const CheckArgs& a, const GlobalOptions& g) {
         printResult(r);
         results.push_back(r);
     };
+    // Which model and data set is running, on stderr ("check [3/20] relu/test_data_set_0").
+    auto showProgress = [&](size_t i, const std::string& set) {
+        progress::update(fmt::format("check [{}/{}] {}", i + 1, dirs.size(), set));
+    };
     if (a.isolate) {
-        runIsolated(dirs, names, a.opts, g, a.timeout, collect);
+        runIsolated(dirs, names, a.opts, g, a.timeout, collect, showProgress);
     } else {
         Context ctx = makeContext(g);
         for (size_t i = 0; i < dirs.size(); ++i)
-            for (const auto& r : runCase(dirs[i], names[i], ctx, a.opts, g)) collect(r);
+            for (const auto& r : runCase(dirs[i], names[i], ctx, a.opts, g,
+                                         [&](const std::string& set) { showProgress(i, set); }))
+                collect(r);
     }
+    progress::clear();
 
     int passed = 0, failed = 0;
     std::vector<const CaseResult*> unsupported;

@@ -3,6 +3,7 @@
 
 #include "common.h"
 #include "inputs.h"
+#include "progress.h"
 
 namespace vkinfer::cli {
 
@@ -22,11 +23,13 @@ void planCommand(const PlanArgs& a, const GlobalOptions& g) {
     o.sync = syncMode(g);
     o.precision = precision(g);
     o.alignment = a.alignment;
-    if (a.json) {
-        fmt::print("{}\n", orDie(planJson(model, shapes, o)));
-        return;
+    Result<std::string> text = std::string();
+    {
+        progress::SlowNotice notice("plan: compiling the plan");
+        text = a.json ? planJson(model, shapes, o) : planText(model, shapes, o);
     }
-    fmt::print("{}", orDie(planText(model, shapes, o)));
+    const std::string out = orDie(std::move(text));
+    fmt::print("{}{}", out, a.json ? "\n" : "");
 }
 
 }  // namespace

@@ -8,10 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "common.h"
+#include "image_model.h"
 #include "inputs.h"
+#include "progress.h"
 
 namespace vkinfer::cli {
 
@@ -25,7 +28,46 @@ struct RunArgs {
     std::string outDir;
     bool random = false;
     std::vector<std::string> shapes;
+    std::vector<std::string> images;      // --image [NAME=]FILE
+    std::vector<std::string> saveImages;  // --save-image [NAME=]FILE
+    std::string mean, scale;
 };
+
+// "NAME=FILE" or "FILE" (for the only input or output, `names`).
+std::pair<std::string, std::string> namedFile(const std::string& spec, const char* option, const char* what,
+                                              const std::vector<TensorDesc>& names) {
+    std::string list;
+    for (const auto& d : names) list += (list.empty() ? "'" : ", '") + d.name + "'";
+    size_t eq = spec.find('=');
+    std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+    std::string file = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    if (eq != std::string::npos && (name.empty() || file.empty()))
+        throw CliError(fmt::format("{} '{}': expected NAME=FILE", option, spec), 2);
+    if (name.empty()) {
+        if (names.size() != 1)
+            throw CliError(fmt::format("{} '{}': the model has {} {}s ({}); write {} NAME=FILE", option, spec,
+                                       names.size(), what, list, option),
+                           2);
+        return {names[0].name, file};
+    }
+    for (const auto& d : names)
+        if (d.name == name) return {name, file};
+    throw CliError(fmt::format("{} '{}': the model has no {} '{}' (its {}s: {})", option, spec, what, name, what, list), 2);
+}
+
+// The format comes from the extension: checked before anything runs.
+void checkImageExtension(const std::string& spec, const std::string& file) {
+    std::string ext = fs::path(file).extension().string();
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".png" && ext != ".jpg" && ext != ".jpeg")
+        throw CliError(fmt::format("--save-image '{}': the format comes from the extension: .png, .jpg or .jpeg", spec),
+                       2);
+}
+
+std::string imageText(const Image& image) {
+    return fmt::format("{}x{} {}", image.width, image.height,
+                       image.channels == 1 ? "gray" : image.channels == 3 ? "RGB" : "RGBA");
+}
 
 double msSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -47,25 +89,47 @@ void prepareOutputDir(const std::string& dir) {
 }
 
 void runCommand(const RunArgs& a, const GlobalOptions& g) {
-    if (a.random && !a.inputs.empty())
-        throw CliError("--random and -i exclude each other: give every input from a file, or none", 2);
+    if (a.random && (!a.inputs.empty() || !a.images.empty()))
+        throw CliError("--random and -i or --image exclude each other: give every input from a file, or none", 2);
     if (!a.random && !a.shapes.empty())
         throw CliError("--shape applies only to --random (inputs from -i files have the files' shapes)", 2);
+    if (a.images.empty() && a.saveImages.empty() && (!a.mean.empty() || !a.scale.empty()))
+        throw CliError("--mean and --scale apply to --image and --save-image", 2);
+    const PixelMapping mapping = parsePixelMapping(a.mean, a.scale);
     if (!a.outDir.empty()) prepareOutputDir(a.outDir);
     Model model = orDie(Model::load(a.model));
+    std::vector<std::pair<std::string, std::string>> saves;  // (output, file)
+    for (const auto& spec : a.saveImages) {
+        auto [name, file] = namedFile(spec, "--save-image", "output", model.outputs());
+        checkImageExtension(spec, file);
+        saves.emplace_back(name, file);
+    }
     std::vector<NamedTensor> inputs;
+    std::map<std::string, std::string> fromImages;  // input -> the --image that feeds it
+    for (const auto& spec : a.images) {
+        auto [name, file] = namedFile(spec, "--image", "input", model.inputs());
+        if (auto [it, fresh] = fromImages.emplace(name, "--image '" + spec + "'"); !fresh)
+            throw CliError(fmt::format("input '{}' is given twice: {} and --image '{}'", name, it->second, spec), 2);
+        const TensorDesc* desc = nullptr;
+        for (const auto& d : model.inputs())
+            if (d.name == name) desc = &d;
+        Image image = orDie(loadImage(file));
+        const uint32_t channels = imageInputChannels(*desc, image.channels);
+        imageInputShape(*desc, image, channels);
+        inputs.push_back({name, orDie(imageToTensor(image, channels, mapping))});
+    }
     if (a.random) {
         inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)));
-    } else if (a.inputs.empty() && !model.inputs().empty()) {
+    } else if (a.inputs.empty() && a.images.empty() && !model.inputs().empty()) {
         std::string list;
         for (const auto& d : model.inputs())
             list += fmt::format("\n  {} {} {}", d.name, dataTypeName(d.dtype), shapeToString(d.shape));
         throw CliError(fmt::format("no inputs given; the model takes:{}\ngive each with -i NAME=FILE (.npy or .pb), or "
-                                   "use --random",
+                                   "use --random (or --image NAME=FILE for an image input)",
                                    list),
                        2);
     } else {
-        inputs = loadInputs(a.inputs, model);
+        for (auto& t : loadInputs(a.inputs, model, fromImages)) inputs.push_back(std::move(t));
     }
 
     Context ctx = makeContext(g);
@@ -73,7 +137,10 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     InputShapes shapes;
     for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
     auto t0 = std::chrono::steady_clock::now();
-    orDie(session.prepare(shapes));
+    {
+        progress::SlowNotice notice("run: planning the model, creating pipelines, uploading weights");
+        orDie(session.prepare(shapes));
+    }
     double prepareMs = msSince(t0);
     RunStats stats;
     auto outputs = orDie(session.run(inputs, &stats));
@@ -84,6 +151,20 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     fmt::print("time    prepare {:.1f} ms (plan, pipelines, weight upload); inference {:.2f} ms wall, {} GPU; sync {}, {}{}\n",
                prepareMs, stats.wallMs, stats.gpuMs >= 0 ? fmt::format("{:.2f} ms", stats.gpuMs) : "n/a",
                syncModeName(syncMode(g)), precisionName(precision(g)), ctx.validationEnabled() ? ", validation on (no messages)" : "");
+    const MemoryStats mem = ctx.memoryStats();
+    fmt::print("memory  device peak {}: weights {}, arena {}, inputs/outputs {}, staging {} (peak of each)\n",
+               bytesText(mem.peakTotal), bytesText(mem.peak.weights), bytesText(mem.peak.arena), bytesText(mem.peak.io),
+               bytesText(mem.peak.staging));
+
+    for (const auto& [name, file] : saves) {
+        for (const auto& out : outputs) {
+            if (out.name != name) continue;
+            auto image = tensorToImage(out.tensor, mapping);
+            if (!image.ok()) throw CliError(fmt::format("--save-image: output '{}': {}", name, image.status().message()));
+            orDie(saveImage(file, *image));
+            fmt::print("wrote   {} ({} from output '{}')\n", file, imageText(*image), name);
+        }
+    }
 
     if (!a.outDir.empty()) {
         std::set<std::string> used;
@@ -110,9 +191,19 @@ void addRunCommand(CLI::App& app, GlobalOptions& g) {
     cmd->add_option("-o,--output-dir", a->outDir,
                     "Write each output to DIR/<output name>.npy (DIR is created, and checked before the model is loaded)")
         ->check(nonEmpty());
+    cmd->add_option("--image", a->images,
+                    "Image input as NAME=FILE (.png or .jpg; FILE alone for a single-input model): a [1, C, H, W] "
+                    "float32 tensor, RGB(A) in [0, 1] before --mean/--scale; H and W from the image");
+    cmd->add_option("--save-image", a->saveImages,
+                    "Write an output of 1, 3 or 4 channels as an image: NAME=FILE.png/.jpg (FILE alone for a "
+                    "single-output model); values mapped back through --mean/--scale, clamped and rounded");
+    cmd->add_option("--mean", a->mean,
+                    "Per-channel mean for --image/--save-image: tensor = (pixel/255 - mean) * scale (R,G,B or one "
+                    "value; default 0)");
+    cmd->add_option("--scale", a->scale, "Per-channel scale for --image/--save-image (R,G,B or one value; default 1)");
     cmd->add_flag("--random", a->random,
                   "Use uniform [0,1) inputs instead of files (shapes from --shape, the model, or test_data_set_0 beside "
-                  "it); not with -i");
+                  "it); not with -i or --image");
     cmd->add_option("--shape", a->shapes,
                     "Input shape NAME=1x3x224x224 for --random with dynamic dimensions (only with --random: files have "
                     "their own shapes)");

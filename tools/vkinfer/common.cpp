@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "progress.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -101,7 +103,17 @@ CLI::Validator intInRange(int64_t lo, int64_t hi) {
         open ? fmt::format("INT>={}", lo) : fmt::format("INT in [{}, {}]", lo, hi));
 }
 
-void warn(const std::string& message) { fmt::print(stderr, "vkinfer: warning: {}\n", message); }
+void warn(const std::string& message) {
+    progress::clear();
+    fmt::print(stderr, "vkinfer: warning: {}\n", message);
+}
+
+std::string bytesText(uint64_t b) {
+    if (b < 1024) return fmt::format("{} bytes", b);
+    if (b < (uint64_t(1) << 20)) return fmt::format("{:.1f} KiB", double(b) / 1024);
+    if (b < (uint64_t(1) << 30)) return fmt::format("{:.1f} MiB", double(b) / (1 << 20));
+    return fmt::format("{:.2f} GiB", double(b) / double(uint64_t(1) << 30));
+}
 
 std::string summarize(const Tensor& t) {
     std::string s = fmt::format("{} {}", dataTypeName(t.dtype()), shapeToString(t.shape()));

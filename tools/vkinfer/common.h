@@ -48,6 +48,8 @@ SessionOptions sessionOptions(const GlobalOptions& g);
 // A one-line description: shape, type, min/max/mean, and top-5 classes for [1, K] outputs.
 std::string summarize(const Tensor& t);
 std::string safeFileName(const std::string& tensorName);
+// "812 bytes", "1.5 KiB", "3.2 MiB", "1.25 GiB".
+std::string bytesText(uint64_t bytes);
 
 // Adds the global options to an app or subcommand.
 void addGlobalOptions(CLI::App& app, GlobalOptions& g);
@@ -75,6 +77,8 @@ void addRunCommand(CLI::App& app, GlobalOptions& g);
 void addCheckCommand(CLI::App& app, GlobalOptions& g);
 void addPlanCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
+void addUpscaleCommand(CLI::App& app, GlobalOptions& g);
+void addInfoCommand(CLI::App& app, GlobalOptions& g);
 
 // JSON text; names from a model are arbitrary bytes, so invalid UTF-8 becomes U+FFFD
 // instead of an exception.

@@ -163,7 +163,8 @@ InputShapes resolveShapesWithDefaults(const Model& model, const std::string& mod
     throw CliError(direct.status());
 }
 
-std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model) {
+std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model,
+                                    const std::map<std::string, std::string>& givenElsewhere) {
     // Names given on the command line are checked before any file is read.
     std::vector<std::pair<std::string, std::string>> named;  // (input or "", file)
     for (const auto& s : specs) {
@@ -172,7 +173,7 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
         named.emplace_back(name, file);
     }
     std::vector<NamedTensor> inputs;
-    std::map<std::string, std::string> seen;  // input -> the file that feeds it
+    std::map<std::string, std::string> seen = givenElsewhere;  // input -> the file that feeds it
     for (size_t k = 0; k < specs.size(); ++k) {
         auto [name, file] = named[k];
         NamedTensor loaded = orDie(loadNamedTensorFile(file));
@@ -183,8 +184,11 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
                                  name, findInput(model, own) ? fmt::format(" ('{}' is an input too: swapped files?)", own) : ""));
         } else if (!own.empty() && findInput(model, own)) {
             name = own;
-        } else if (model.inputs().size() == 1) {
-            name = model.inputs()[0].name;
+        } else if (model.inputs().size() == 1 || model.inputs().size() == givenElsewhere.size() + 1) {
+            // The only input, or the only one not given by --image.
+            for (const auto& d : model.inputs())
+                if (!givenElsewhere.count(d.name)) name = d.name;
+            if (name.empty()) name = model.inputs()[0].name;  // given twice: reported below
             if (!own.empty())
                 warn(fmt::format("-i '{}': the file's tensor is named '{}'; it feeds the model's only input '{}'", file,
                                  own, name));

@@ -4,6 +4,7 @@
 // (missing, malformed, of the wrong type or shape) is a failure, exit 1.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,10 @@ InputShapes resolveShapesWithDefaults(const Model& model, const std::string& mod
 // Input tensors from "-i NAME=FILE" or "-i FILE" (.npy or .pb). A lone FILE feeds the
 // model's only input, or, for a model with several, the input its TensorProto names. A .pb
 // whose own name is another input than the one it is given for gets a warning. Every input
-// of the model must be given exactly once.
-std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model);
+// of the model must be given exactly once: by these files or by `givenElsewhere` (input ->
+// what gives it, e.g. "--image 'a.png'", for messages), which are not returned.
+std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model,
+                                    const std::map<std::string, std::string>& givenElsewhere = {});
 
 // Deterministic uniform [0, 1) float32 inputs of the given shapes. A tensor larger than the
 // host's memory, or whose allocation fails, is an error naming it and its bytes.

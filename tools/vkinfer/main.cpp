@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     addCheckCommand(app, global);
     addPlanCommand(app, global);
     addBenchCommand(app, global);
+    addUpscaleCommand(app, global);
+    addInfoCommand(app, global);
     // `vkinfer COMMAND --help` lists the global options too (they are the app's, not the command's).
     const std::string globalHelp = globalOptionsHelp(app);
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->footer(globalHelp);

@@ -1,6 +1,7 @@
 #include "interop/support/host_vulkan.h"
 #include "interop/support/vk_queries.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -173,24 +174,45 @@ HostVulkan::HostVulkan(const HostOptions& options) : options_(options), log_(opt
     qi.queueFamilyIndex = family;
     qi.queueCount = 1;
     qi.pQueuePriorities = &priority;
-    std::vector<const char*> ext;
-    for (const auto& e : extensions) ext.push_back(e.c_str());
     VkPhysicalDeviceVulkan11Features f11 = features11;
     VkPhysicalDeviceVulkan12Features f12 = features12;
     f11.pNext = &f12;
     f12.pNext = nullptr;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = &f11;
+    dci.pEnabledFeatures = &features;
+    if (options.useRequirements) {
+        // What a host following docs/INTEGRATION.md does: vkinfer's chain, with the host's own
+        // features ORed in and its own extensions added.
+        auto req = queryDeviceRequirements(physical);
+        if (!req) throw std::runtime_error("host: queryDeviceRequirements: " + req.status().toString());
+        requirements = std::make_unique<DeviceRequirements>(std::move(req).value());
+        VkPhysicalDeviceFeatures& core = requirements->featureChain()->features;
+        core.fragmentStoresAndAtomics |= features.fragmentStoresAndAtomics;
+        if (!options.storageImageWriteWithoutFormat) core.shaderStorageImageWriteWithoutFormat = VK_FALSE;
+        requirements->features12().timelineSemaphore = VK_TRUE;
+        features = core;
+        features11 = requirements->features11();
+        features12 = requirements->features12();
+        for (const auto& e : requirements->extensions())
+            if (std::find(extensions.begin(), extensions.end(), e) == extensions.end() &&
+                (options.externalMemoryFd || e != VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+                extensions.push_back(e);
+        dci.pNext = requirements->featureChain();
+        dci.pEnabledFeatures = nullptr;
+    }
+    std::vector<const char*> ext;
+    for (const auto& e : extensions) ext.push_back(e.c_str());
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qi;
     dci.enabledExtensionCount = static_cast<uint32_t>(ext.size());
     dci.ppEnabledExtensionNames = ext.data();
-    dci.pEnabledFeatures = &features;
     HOST_VK(vkCreateDevice(physical, &dci, nullptr, &device));
     vkGetDeviceQueue(device, family, 0, &queue);
 
     VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pi.queueFamilyIndex = family;
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;  // hosts that re-record a frame's buffer
     HOST_VK(vkCreateCommandPool(device, &pi, nullptr, &pool));
 }
 
@@ -232,6 +254,7 @@ HostDevice HostVulkan::hostDevice(bool withQueue) const {
     h.features11.pNext = nullptr;
     h.features12 = features12;
     h.features12.pNext = nullptr;
+    if (requirements) h.enabledFeatureChain = requirements->featureChain();
     return h;
 }
 

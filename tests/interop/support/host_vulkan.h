@@ -38,6 +38,9 @@ struct HostOptions {
     // Enabled where the device supports them.
     bool storageImageWriteWithoutFormat = true;
     bool externalMemoryFd = true;
+    // Create the device from vkinfer::queryDeviceRequirements (its feature chain and
+    // extensions, plus the host's own), and hand that chain to wrapHostDevice.
+    bool useRequirements = false;
     std::shared_ptr<MessageLog> log;  // created when null
 };
 
@@ -86,6 +89,9 @@ public:
     VkPhysicalDeviceVulkan12Features features12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     std::vector<std::string> extensions;
 
+    // With HostOptions::useRequirements: what the device was created from.
+    std::unique_ptr<DeviceRequirements> requirements;
+
     MessageLog& log() { return *log_; }
     std::shared_ptr<MessageLog> sharedLog() const { return log_; }
 
@@ -98,7 +104,8 @@ public:
     Buffer createBuffer(VkDeviceSize size, VkBufferUsageFlags usage, bool hostVisible);
     bool formatSupports(VkFormat format, VkFormatFeatureFlags features) const;
 
-    // Command buffers from `pool` (primary), begun for one-time submission.
+    // Command buffers from `pool` (primary; the pool allows resetting them one by one), begun
+    // for one-time submission.
     VkCommandBuffer begin();
     // Ends and submits; returns the fence (waited and destroyed by wait()).
     VkFence submit(const std::vector<VkCommandBuffer>& commandBuffers);

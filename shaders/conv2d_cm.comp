@@ -1,0 +1,167 @@
+#version 450
+// Conv2d as an implicit GEMM on cooperative matrices (tensor cores): out[m, n] = sum_k
+// w[m, k] * im2col(x)[k, n] per group, m = output channel, n = (batch, oy, ox), k = (input
+// channel, ky, kx), float16 operands, float32 accumulation. A workgroup of WARPS_M x WARPS_N
+// warps computes a BM x BN tile; each warp a (BM / WARPS_M) x (BN / WARPS_N) block of 16x16
+// accumulators. Per BK-slice of the reduction, the weights tile (pre-packed at plan time,
+// zero-padded to Mpad x Kpad per group, read as uvec4) and the gathered im2col tile go
+// through shared memory, then every warp multiplies its fragments.
+// The epilogue stages one accumulator at a time in shared memory and adds bias, residual and
+// activation per element before the float16 store (cooperative matrices have no per-element
+// functions). SPLITK: as conv2d.comp, float partial sums part[s][oc][n] for
+// conv_splitk_reduce.comp.
+// Grid: x (spilling into y past 65535) walks the pixel tiles; z = (split * groups + group) *
+// mTiles + m-tile. Defines: BM, BN, WARPS_M, WARPS_N, RESIDUAL, SPLITK, POINTWISE (1x1
+// kernel, stride 1, no padding: the gather needs no table), and CM_NV / CM_KHR / CM_EMULATE
+// (coopmat.glsl).
+#define T_F16
+#include "common.glsl"
+#include "types.glsl"
+#include "coopmat.glsl"
+
+#define BK 32
+#define NT (32 * WARPS_M * WARPS_N)
+#define WTM (BM / WARPS_M)
+#define WTN (BN / WARPS_N)
+#define FM (WTM / 16)
+#define FN (WTN / 16)
+#define SA (BK + 8)  // halves per shared row of A (16-byte aligned rows, fewer bank conflicts)
+#define SB (BN + 8)
+#if (NT % BN) != 0 || (WTM % 16) != 0 || (WTN % 16) != 0 || ((BM * BK / 8) % NT) != 0
+#error tile shape and warp grid do not fit
+#endif
+
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
+layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
+#endif
+layout(std430, binding = 1) readonly buffer In { float16_t x[]; };
+layout(std430, binding = 2) readonly buffer Weight { uvec4 wq[]; };  // [groups][Mpad][Kpad] halves
+layout(std430, binding = 3) readonly buffer Bias { float16_t bias[]; };
+layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
+#ifdef RESIDUAL
+layout(std430, binding = 5) readonly buffer Residual { float16_t res[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint N, C, H, W;
+    uint M, OH, OW, groups;
+    uint KH, KW, SH, SW;
+    uint padH, padW, DH, DW;
+    uint kChunk;  // reduction indices per split (a multiple of BK; Kpad without split-K)
+    uint Kpad, Mpad;
+} p;
+
+shared float16_t As[BM * SA];
+shared float16_t Bs[BK * SB];
+shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint warp = tid / 32u, lane = tid % 32u;
+    const uint wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const uint Mg = p.M / p.groups;
+    const uint mTiles = (Mg + BM - 1u) / BM;
+    const uint zPerSplit = p.groups * mTiles;
+    const uint split = gl_WorkGroupID.z / zPerSplit;
+    const uint gz = gl_WorkGroupID.z % zPerSplit;
+    const uint g = gz / mTiles;
+    const uint Cg = p.C / p.groups;
+    const uint K = Cg * p.KH * p.KW;
+    const uint OHW = p.OH * p.OW;
+    const uint NP = p.N * OHW;
+    const uint m0 = (gz % mTiles) * BM;
+    const uint kBegin = split * p.kChunk;
+    const uint kEnd = min(K, kBegin + p.kChunk);
+    const uint n0 = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * BN;
+    if (n0 >= NP) return;  // past the last tile of a spilled grid (uniform per workgroup)
+
+    CM_ACC acc[FM][FN];
+    for (uint i = 0u; i < FM; ++i)
+        for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
+
+    // Each thread gathers one fixed column (output pixel) of the B tile, rows kkFirst,
+    // kkFirst + KSTEP, ...: its pixel is decomposed once.
+    const uint KSTEP = NT / BN;
+    const uint nnLoad = tid % BN;
+    const uint kkFirst = tid / BN;
+    const uint nLoad = n0 + nnLoad;
+    const bool nValid = nLoad < NP;
+    int iy0 = 0, ix0 = 0, xBase = 0;
+    if (nValid) {
+        uint b = nLoad / OHW, pix = nLoad % OHW;
+        uint oy = pix / p.OW, ox = pix % p.OW;
+        iy0 = int(oy * p.SH) - int(p.padH);
+        ix0 = int(ox * p.SW) - int(p.padW);
+        xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
+    }
+    const uint aRow0 = g * p.Mpad + m0;
+
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
+        // A: BM rows of BK halves, 8 halves per uvec4; rows past Mg and k past K are zeros
+        // in the packed weights.
+        for (uint e = tid; e < BM * BK / 8u; e += NT) {
+            uint row = e / (BK / 8u), q = e % (BK / 8u);
+            uvec4 v = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
+            uint s = row * SA + q * 8u;
+            f16vec2 h0 = unpackFloat2x16(v.x), h1 = unpackFloat2x16(v.y), h2 = unpackFloat2x16(v.z),
+                    h3 = unpackFloat2x16(v.w);
+            As[s + 0u] = h0.x; As[s + 1u] = h0.y; As[s + 2u] = h1.x; As[s + 3u] = h1.y;
+            As[s + 4u] = h2.x; As[s + 5u] = h2.y; As[s + 6u] = h3.x; As[s + 7u] = h3.y;
+        }
+        // B: the im2col gather, zero outside the image and past this split's reduction.
+        for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
+            uint k = k0 + kk;
+            float16_t v = float16_t(0.0);
+            if (nValid && k < kEnd) {
+#ifdef POINTWISE
+                v = x[xBase + int(k * p.H * p.W)];
+#else
+                ivec4 kt = kTable[k];
+                int iy = iy0 + kt.y, ix = ix0 + kt.z;
+                if (uint(iy) < p.H && uint(ix) < p.W) v = x[xBase + kt.x];
+#endif
+            }
+            Bs[kk * SB + nnLoad] = v;
+        }
+        barrier();
+        for (uint kk = 0u; kk < BK; kk += 16u) {
+            CM_FRAG_A a[FM];
+            CM_FRAG_B b[FN];
+            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
+            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], kk * SB + wn * WTN + j * 16u, SB);
+            for (uint i = 0u; i < FM; ++i)
+                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
+        }
+        barrier();
+    }
+
+    // Epilogue, one accumulator at a time through this warp's staging rows.
+    for (uint i = 0u; i < FM; ++i) {
+        for (uint j = 0u; j < FN; ++j) {
+            CM_STAGE(acc[i][j], warp);
+            barrier();
+            for (uint t = 0u; t < 8u; ++t) {
+                uint e = lane + 32u * t, r = e / 16u, c = e % 16u;
+                uint m = m0 + wm * WTM + i * 16u + r;
+                uint n = n0 + wn * WTN + j * 16u + c;
+                if (m >= Mg || n >= NP) continue;
+                uint oc = g * Mg + m;
+                float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + c];
+#ifdef SPLITK
+                part[(split * p.M + oc) * NP + n] = v;
+#else
+                uint b = n / OHW, pix = n % OHW;
+                uint idx = (b * p.M + oc) * OHW + pix;
+                v += float(bias[oc]);
+#ifdef RESIDUAL
+                v += float(res[idx]);
+#endif
+                y[idx] = float16_t(activate(v));
+#endif
+            }
+            barrier();
+        }
+    }
+}

@@ -1,0 +1,82 @@
+// 16x16x16 matrix tiles for the cooperative-matrix kernels: float16 A (16 x 16, row-major
+// from shared memory) times float16 B (16 x 16) accumulated in float32, per warp of 32
+// invocations. Three ways to spell the same operations:
+//   CM_NV        GL_NV_cooperative_matrix (Debian 12's glslc; NVIDIA's tensor cores)
+//   CM_KHR       GL_KHR_cooperative_matrix (newer toolchains; not compiled here)
+//   CM_EMULATE   plain GLSL on any device: a "fragment" of A or B is its place in shared
+//                memory, an accumulator 8 floats per invocation. Slow; it exists so that the
+//                kernels' tiling, indexing and epilogues are tested on lavapipe, where no
+//                device offers cooperative matrices.
+// A warp is 32 consecutive invocations (gl_LocalInvocationIndex / 32): the NV path is only
+// chosen where the subgroup size is 32 (kernel selection checks it), and the emulation
+// treats the 32 as a logical warp whatever the real subgroup size.
+// The kernel declares the operand tiles `shared As[]`, `Bs[]` (float16_t, or uvec4 holding 8
+// halves: define CM_UNIT 8 and the accessors CM_A(h), CM_B(h) returning half h as a float)
+// and `shared float Cs[]` (per-warp staging of one accumulator, CM_CS_STRIDE floats a row).
+// Offsets and strides given to CM_LOAD_* are in halves.
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+
+#define CM_CS_STRIDE 20u   // floats per staged row: 16 + 4 so that rows start on other banks
+#define CM_CS_WARP (16u * CM_CS_STRIDE)
+#ifndef CM_UNIT
+#define CM_UNIT 1u
+#define CM_A(h) float(As[h])
+#define CM_B(h) float(Bs[h])
+#endif
+
+#if defined(CM_NV)
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#define CM_FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define CM_FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define CM_ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define CM_ZERO(acc) acc = CM_ACC(0.0)
+#define CM_LOAD_A(frag, offset, stride) coopMatLoadNV(frag, As, (offset) / CM_UNIT, (stride) / CM_UNIT, false)
+#define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, false)
+#define CM_MULADD(acc, a, b) acc = coopMatMulAddNV(a, b, acc)
+#define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, false)
+#elif defined(CM_KHR)
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#define CM_FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
+#define CM_FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
+#define CM_ACC coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+#define CM_ZERO(acc) acc = CM_ACC(0.0)
+#define CM_LOAD_A(frag, offset, stride) \
+    coopMatLoad(frag, As, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutRowMajor)
+#define CM_LOAD_B(frag, offset, stride) \
+    coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutRowMajor)
+#define CM_MULADD(acc, a, b) acc = coopMatMulAdd(a, b, acc)
+#define CM_STAGE(acc, warp) \
+    coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
+#elif defined(CM_EMULATE)
+struct CmFrag {
+    uint offset;
+    uint stride;
+};
+// Invocation `lane` of a warp holds accumulator elements lane + 32 * t, t = 0..7: element e
+// is row e / 16, column e % 16.
+#define CM_FRAG_A CmFrag
+#define CM_FRAG_B CmFrag
+#define CM_ACC float[8]
+#define CM_ZERO(acc) \
+    for (uint cm_t = 0u; cm_t < 8u; ++cm_t) acc[cm_t] = 0.0
+#define CM_LOAD_A(frag, off, str) frag = CmFrag(off, str)
+#define CM_LOAD_B(frag, off, str) frag = CmFrag(off, str)
+#define CM_MULADD(acc, a, b)                                                                    \
+    for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
+        uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t, cm_r = cm_e / 16u, cm_c = cm_e % 16u; \
+        float cm_s = acc[cm_t];                                                                 \
+        for (uint cm_k = 0u; cm_k < 16u; ++cm_k)                                                \
+            cm_s += CM_A(a.offset + cm_r * a.stride + cm_k) * CM_B(b.offset + cm_k * b.stride + cm_c); \
+        acc[cm_t] = cm_s;                                                                       \
+    }
+#define CM_STAGE(acc, warp)                                                                     \
+    for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
+        uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
+        Cs[(warp) * CM_CS_WARP + (cm_e / 16u) * CM_CS_STRIDE + cm_e % 16u] = acc[cm_t];        \
+    }
+#else
+#error define CM_NV, CM_KHR or CM_EMULATE
+#endif

@@ -1,0 +1,155 @@
+#version 450
+// Batched GEMM on cooperative matrices (tensor cores): y[b, m, n] = alpha * sum_k A[b, m, k]
+// B[b, k, n] (+ beta * C[m, n]), then the fused activation; float16 operands read through
+// element strides as gemm.comp does, float32 sums. A workgroup of WARPS_M x WARPS_N warps
+// computes a BM x BN tile, each warp a block of 16x16 accumulators; per BK-slice the A and B
+// tiles go through shared memory as 16-byte words (8 halves). VEC_A / VEC_B: the operand's
+// rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1), so whole words are loaded;
+// otherwise eight elements are gathered per word. Bounds are checked either way.
+// The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
+// Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, SPLITK, VEC_A, VEC_B, CM_NV / CM_EMULATE.
+#define T_F16
+#include "common.glsl"
+#include "types.glsl"
+
+#define CM_UNIT 8u
+float cmHalf(uvec4 v, uint h) {
+    uint w = (h & 7u) >> 1;
+    uint word = w == 0u ? v.x : w == 1u ? v.y : w == 2u ? v.z : v.w;
+    return unpackHalf2x16(word)[h & 1u];
+}
+#define CM_A(h) cmHalf(As[(h) >> 3], h)
+#define CM_B(h) cmHalf(Bs[(h) >> 3], h)
+#include "coopmat.glsl"
+
+#define BK 32
+#define NT (32 * WARPS_M * WARPS_N)
+#define WTM (BM / WARPS_M)
+#define WTN (BN / WARPS_N)
+#define FM (WTM / 16)
+#define FN (WTN / 16)
+#define SA (BK + 8)  // halves per shared row (16-byte multiples: 5 and 17 words)
+#define SB (BN + 8)
+#if (WTM % 16) != 0 || (WTN % 16) != 0
+#error tile shape and warp grid do not fit
+#endif
+
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
+layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
+#endif
+layout(std430, binding = 1) readonly buffer MatA { float16_t a[]; };
+layout(std430, binding = 1) readonly buffer MatA4 { uvec4 a4[]; };
+layout(std430, binding = 2) readonly buffer MatB { float16_t b[]; };
+layout(std430, binding = 2) readonly buffer MatB4 { uvec4 b4[]; };
+#ifdef HAS_C
+layout(std430, binding = 3) readonly buffer MatC { float16_t c[]; };
+#endif
+
+layout(push_constant) uniform Params {
+    uint M, N, K, inner;
+    uint aOuter, aInner, bOuter, bInner;
+    uint aM, aK, bK, bN;
+    uint cM, cN;
+    float alpha, beta;
+    uint kChunk;   // reduction indices per split (a multiple of BK; K without split-K)
+    uint batches;  // outer * inner
+} p;
+
+shared uvec4 As[BM * SA / 8];
+shared uvec4 Bs[BK * SB / 8];
+shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
+
+uint pack2(float lo, float hi) { return packFloat2x16(f16vec2(float16_t(lo), float16_t(hi))); }
+
+void main() {
+    const uint tid = gl_LocalInvocationIndex;
+    const uint warp = tid / 32u, lane = tid % 32u;
+    const uint wm = warp / WARPS_N, wn = warp % WARPS_N;
+    const uint bt = gl_WorkGroupID.z % p.batches;
+    const uint split = gl_WorkGroupID.z / p.batches;
+    const uint kBegin = split * p.kChunk;
+    const uint kEnd = min(p.K, kBegin + p.kChunk);
+    const uint m0 = gl_WorkGroupID.y * BM;
+    const uint n0 = gl_WorkGroupID.x * BN;
+    const uint b1 = bt / p.inner, b2 = bt % p.inner;
+    const uint aBase = b1 * p.aOuter + b2 * p.aInner;
+    const uint bBase = b1 * p.bOuter + b2 * p.bInner;
+
+    CM_ACC acc[FM][FN];
+    for (uint i = 0u; i < FM; ++i)
+        for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
+
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
+        // A: BM rows x 4 words (8 consecutive k each).
+        for (uint e = tid; e < BM * BK / 8; e += NT) {
+            uint row = e / (BK / 8), q = e % (BK / 8);
+            uint m = m0 + row, k = k0 + 8u * q;
+            uvec4 v = uvec4(0u);
+#ifdef VEC_A
+            if (m < p.M && k + 8u <= kEnd) {
+                v = a4[(aBase + m * p.aM + k) / 8u];
+            } else
+#endif
+            if (m < p.M && k < kEnd) {
+                float h[8];
+                for (uint t = 0u; t < 8u; ++t)
+                    h[t] = k + t < kEnd ? float(a[aBase + m * p.aM + (k + t) * p.aK]) : 0.0;
+                v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
+            }
+            As[row * (SA / 8) + q] = v;
+        }
+        // B: BK rows x BN / 8 words (8 consecutive n each).
+        for (uint e = tid; e < BK * BN / 8; e += NT) {
+            uint row = e / (BN / 8), q = e % (BN / 8);
+            uint k = k0 + row, n = n0 + 8u * q;
+            uvec4 v = uvec4(0u);
+#ifdef VEC_B
+            if (k < kEnd && n + 8u <= p.N) {
+                v = b4[(bBase + k * p.bK + n) / 8u];
+            } else
+#endif
+            if (k < kEnd && n < p.N) {
+                float h[8];
+                for (uint t = 0u; t < 8u; ++t) h[t] = n + t < p.N ? float(b[bBase + k * p.bK + (n + t) * p.bN]) : 0.0;
+                v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
+            }
+            Bs[row * (SB / 8) + q] = v;
+        }
+        barrier();
+        for (uint kk = 0u; kk < BK; kk += 16u) {
+            CM_FRAG_A fa[FM];
+            CM_FRAG_B fb[FN];
+            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(fa[i], (wm * WTM + i * 16u) * SA + kk, SA);
+            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(fb[j], kk * SB + wn * WTN + j * 16u, SB);
+            for (uint i = 0u; i < FM; ++i)
+                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], fa[i], fb[j]);
+        }
+        barrier();
+    }
+
+    for (uint i = 0u; i < FM; ++i) {
+        for (uint j = 0u; j < FN; ++j) {
+            CM_STAGE(acc[i][j], warp);
+            barrier();
+            for (uint t = 0u; t < 8u; ++t) {
+                uint e = lane + 32u * t, r = e / 16u, cc = e % 16u;
+                uint m = m0 + wm * WTM + i * 16u + r;
+                uint n = n0 + wn * WTN + j * 16u + cc;
+                if (m >= p.M || n >= p.N) continue;
+                float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + cc];
+#ifdef SPLITK
+                part[((split * p.batches + bt) * p.M + m) * p.N + n] = v;
+#else
+                v *= p.alpha;
+#ifdef HAS_C
+                v += p.beta * float(c[m * p.cM + n * p.cN]);
+#endif
+                y[(bt * p.M + m) * p.N + n] = float16_t(activate(v));
+#endif
+            }
+            barrier();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+#include "ops/conv_coopmat.h"
+
+#include <cstring>
+
+#include "ops/op_util.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+struct CoopmatConvParams {
+    uint32_t N, C, H, W;
+    uint32_t M, OH, OW, groups;
+    uint32_t KH, KW, SH, SW;
+    uint32_t padH, padW, DH, DW;
+    uint32_t kChunk;
+    uint32_t Kpad, Mpad;
+};
+
+bool pointwise(const ConvGeom& g) {
+    return g.KH == 1 && g.KW == 1 && g.SH == 1 && g.SW == 1 && g.padT == 0 && g.padL == 0 && g.padB == 0 &&
+           g.padR == 0;
+}
+
+}  // namespace
+
+bool useCoopmatConv(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
+    if (type != DataType::Float16 || !ctx.cooperativeMatrix()) return false;
+    if (!ctx.value(n.inputs[1]).constant) return false;  // packed at plan time
+    // 16x16 fragments: fewer output channels or a shorter reduction waste most of each one
+    // (depthwise and small-group convolutions have their own kernel).
+    if (g.Mg() < 16 || g.K() < 32) return false;
+    // The shared tiles: A 64 x 40 and B 32 x 136 halves, plus 16 x 20 floats per warp.
+    return ctx.device().emulateCooperativeMatrix || ctx.device().sharedMemoryBytes >= 24 * 1024;
+}
+
+CoopmatConvTile coopmatConvTile(const ConvGeom& g) {
+    CoopmatConvTile t;
+    if (g.Mg() <= 32) t.bm = 32, t.warpsM = 1;  // 32-channel layers (DenseNet's growth convs)
+    return t;
+}
+
+Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm) {
+    const int64_t Mg = g.Mg(), K = g.K();
+    const int64_t Mpad = roundUp(Mg, bm), Kpad = roundUp(K, kCoopmatTileK);
+    Tensor packed(DataType::Float16, {g.groups, Mpad, Kpad});  // zero-filled
+    const auto* src = w.as<uint16_t>();
+    auto* dst = packed.as<uint16_t>();
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+        for (int64_t m = 0; m < Mg; ++m)
+            std::memcpy(dst + (grp * Mpad + m) * Kpad, src + (grp * Mg + m) * K, static_cast<size_t>(K) * 2);
+    return packed;
+}
+
+void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual) {
+    const CoopmatConvTile tile = coopmatConvTile(g);
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
+    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kCoopmatTileK);
+    const int64_t mTiles = Mpad / tile.bm, zTiles = g.groups * mTiles;
+    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
+    const int64_t pixelTiles = (pixels + tile.bn - 1) / tile.bn;
+
+    int64_t kChunk = Kpad;
+    if (!hasParallelSiblings(ctx, n, n.inputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, K, kCoopmatTileK);
+    if (kChunk >= K) kChunk = Kpad;
+    int64_t splits = (K + kChunk - 1) / kChunk;
+    if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;
+
+    const Tensor& w = *ctx.value(n.inputs[1]).constant;
+    const int packedW = ctx.addConstant(n.name + "_cm_weights", packCoopmatWeights(w, g, tile.bm));
+    const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
+    int partial = -1;
+    if (splits > 1) partial = ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, g.M, pixels});
+
+    const bool emulate = ctx.device().emulateCooperativeMatrix;
+    std::string kernel = "conv2d_cm" + std::to_string(tile.bm) + (pointwise(g) ? "_pw" : "") +
+                         (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "") + (emulate ? "_emu" : "_nv");
+    Dispatch& d = ctx.emit(kernel);
+    d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
+    setActivation(d, n.activation);
+    auto grid = grid1d(pixels, static_cast<uint32_t>(tile.bn));
+    d.groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
+    CoopmatConvParams p{u32(g.N),  u32(g.C),      u32(g.H),    u32(g.W),  u32(g.M),  u32(g.OH),   u32(g.OW),
+                        u32(g.groups), u32(g.KH), u32(g.KW),   u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
+                        u32(g.DH), u32(g.DW),     u32(kChunk), u32(Kpad), u32(Mpad)};
+    d.setPush(p);
+    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias),
+                  readOf(kTable)};
+    if (partial < 0) {
+        if (residual >= 0) d.bindings.push_back(readOf(residual));
+        return;
+    }
+    // The splits' sums, in order, with bias, residual and activation (as the tiled kernel's).
+    requireIndexable(n, splits * g.M * pixels);
+    const int64_t count = g.N * g.M * g.OH * g.OW;
+    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual >= 0 ? "_res" : ""),
+                                       DataType::Float16));
+    setActivation(r, n.activation);
+    struct {
+        uint32_t count, M, pixels, splits;
+    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
+    r.setPush(rp);
+    setLaunch1d(r, count);
+    r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
+    if (residual >= 0) r.bindings.push_back(readOf(residual));
+}
+
+}  // namespace vkinfer::ops

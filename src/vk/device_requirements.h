@@ -1,0 +1,60 @@
+// What vkinfer enables on a device: the one list behind both the device vkinfer creates
+// itself and vkinfer::queryDeviceRequirements (interop.h), which tells a host what to enable
+// before it creates its own device.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vk/device_features.h"
+
+namespace vkinfer::vk {
+
+// A feature or extension vkinfer uses, and what for.
+struct Use {
+    std::string name;      // "shaderInt64", "VK_KHR_external_memory_fd"
+    std::string where;     // "VkPhysicalDeviceFeatures", ..., or "device extension"
+    bool required = false;
+    std::string enables;
+};
+
+// The uses, in the order the docs table lists them.
+const std::vector<Use>& featureUses();
+const std::vector<Use>& extensionUses();
+// The Feature behind a featureUses() entry (by name and structure).
+bool featureOfUse(const Use& use, Feature* out);
+
+// Feature structures chained for vkGetPhysicalDeviceFeatures2 / VkDeviceCreateInfo::pNext.
+// Heap-allocated by its owner so that the chain's pointers stay valid when the owner moves.
+struct FeatureChainStorage {
+    VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    // Links core -> v11 -> v12 [-> coopNv].
+    void link(bool withCooperativeMatrixNv);
+};
+
+// What to enable on `phys`: every feature and extension of the uses that the device offers.
+struct EnablePlan {
+    std::unique_ptr<FeatureChainStorage> chain;
+    std::vector<std::string> extensions;
+    FeatureSet features;           // what `chain` enables
+    bool timelineSemaphore = false;
+    FeatureSet supported;          // what the device offers (of the features vkinfer knows)
+    std::vector<std::string> supportedExtensions;  // of extensionUses()
+};
+EnablePlan planDeviceFeatures(VkPhysicalDevice phys);
+
+// The features a VkDeviceCreateInfo::pNext chain enables (VkPhysicalDeviceFeatures2, the
+// Vulkan 1.1/1.2/1.3 structures, the 16-bit, 8-bit, float16/int8, memory-model, timeline and
+// cooperative-matrix structures; others are skipped).
+FeatureSet featuresInChain(const void* pNext, bool* timelineSemaphore = nullptr);
+FeatureSet featuresOf(const VkPhysicalDeviceFeatures& f);
+FeatureSet featuresOf(const VkPhysicalDeviceVulkan11Features& f);
+FeatureSet featuresOf(const VkPhysicalDeviceVulkan12Features& f);
+
+}  // namespace vkinfer::vk

@@ -1,0 +1,3 @@
+Btj
+
+locationp

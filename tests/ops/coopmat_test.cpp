@@ -1,0 +1,344 @@
+// Cooperative-matrix (tensor-core) kernels. On a device that has them (the H200:
+// VK_NV_cooperative_matrix) the NV variants run; everywhere, the emulated variants
+// (SessionOptions::emulateCooperativeMatrix: the same tiling, indexing, split-K and epilogues
+// with the 16x16 matrix operations spelled in plain GLSL) run against the float32 CPU
+// reference, so the kernels' logic is tested on lavapipe too. Float16 precision throughout.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "core/half.h"
+#include "ops/op_harness.h"
+
+namespace vkinfer::testing {
+namespace {
+
+using Shape = std::vector<int64_t>;
+using nlohmann::json;
+
+// As fp16_test.cpp: one rounding of the output to float16 and float16 operands; the sums are
+// float32 (the CPU reference: double). Long reductions (K in the thousands) add more.
+Tolerance coopmatTolerance() { return Tolerance{1e-2, 2e-3, true}; }
+
+Tensor rnd(const Shape& s, const std::string& what) {
+    Tensor t = randomTensor(s, seedOf(what), -1.0f, 1.0f);
+    for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = halfToFloat(floatToHalf(t.as<float>()[i]));
+    return t;
+}
+
+struct ConvCase {
+    std::string what;
+    Shape x;          // N, C, H, W
+    int64_t m, k, stride = 1, group = 1, pad = -1;  // pad -1: k / 2
+    bool bias = true, residual = false, relu = false;
+};
+
+OnnxBuilder convModel(const ConvCase& c) {
+    OnnxBuilder b;
+    b.input("x", c.x).output("y");
+    b.initializer("w", rnd({c.m, c.x[1] / c.group, c.k, c.k}, c.what + "w"));
+    std::vector<std::string> ins{"x", "w"};
+    if (c.bias) {
+        b.initializer("b", rnd({c.m}, c.what + "b"));
+        ins.push_back("b");
+    }
+    std::string out = c.residual || c.relu ? "c" : "y";
+    auto& n = b.node("Conv", ins, {out}, "conv");
+    int64_t pad = c.pad < 0 ? c.k / 2 : c.pad;
+    attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+    attr(n, "strides", std::vector<int64_t>{c.stride, c.stride});
+    if (c.group != 1) attr(n, "group", c.group);
+    if (c.residual) {
+        int64_t oh = (c.x[2] + 2 * pad - c.k) / c.stride + 1, ow = (c.x[3] + 2 * pad - c.k) / c.stride + 1;
+        b.input("r", {c.x[0], c.m, oh, ow});
+        b.node("Add", {"c", "r"}, {c.relu ? "s" : "y"});
+        if (c.relu) b.node("Relu", {"s"}, {"y"});
+    } else if (c.relu) {
+        b.node("Relu", {"c"}, {"y"});
+    }
+    return b;
+}
+
+std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
+    std::vector<NamedTensor> in{{"x", rnd(c.x, c.what + "x")}};
+    if (c.residual) {
+        auto model = b.build();
+        in.push_back({"r", rnd(model->inputs()[1].shape, c.what + "r")});
+    }
+    return in;
+}
+
+// The conv kernels of the float16 plan on `device`.
+std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const DeviceCapabilities& device) {
+    auto model = b.build();
+    PlanOptions o;
+    o.precision = Precision::Float16;
+    o.device = device;
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    auto j = planJson(*model, shapes, o);
+    if (!j.ok()) {
+        ADD_FAILURE() << j.status().toString();
+        return {};
+    }
+    std::vector<std::string> kernels;
+    const json plan = json::parse(*j);  // kept alive: iterating a temporary's member would dangle
+    for (const auto& d : plan["schedule"]) {
+        std::string k = d["kernel"];
+        if (k.rfind("conv", 0) == 0) kernels.push_back(k);
+    }
+    if (kernels.empty()) ADD_FAILURE() << "no conv kernel in " << *j;
+    return kernels;
+}
+
+DeviceCapabilities emulated() {
+    DeviceCapabilities d;
+    d.emulateCooperativeMatrix = true;
+    return d;
+}
+
+const std::vector<ConvCase>& cases() {
+    static const std::vector<ConvCase> all = {
+        {"3x3 pad 1, 64-row tile", {1, 16, 13, 11}, 40, 3},
+        {"3x3, 32-row tile, no bias", {1, 24, 9, 17}, 24, 3, 1, 1, -1, false},
+        {"1x1 pointwise", {1, 48, 10, 12}, 72, 1},
+        {"1x1 pointwise, batch 2, relu", {2, 40, 7, 9}, 33, 1, 1, 1, -1, true, false, true},
+        {"3x3 stride 2", {1, 20, 15, 15}, 64, 3, 2},
+        {"5x5 pad 2", {1, 12, 10, 10}, 20, 5},
+        {"1x1 stride 2 (not pointwise)", {1, 32, 12, 12}, 48, 1, 2, 1, 0},
+        {"grouped 3x3", {1, 64, 8, 8}, 64, 3, 1, 2},
+        {"residual add and relu", {1, 32, 9, 9}, 32, 3, 1, 1, -1, true, true, true},
+        {"split-K: 3x3 over 256 channels at 4x4", {1, 256, 4, 4}, 64, 3},
+        {"split-K with residual", {1, 192, 3, 5}, 48, 3, 1, 1, -1, true, true, false},
+        {"more pixels than one grid row", {1, 32, 40, 60}, 32, 1},
+    };
+    return all;
+}
+
+// Kernel selection is a pure function of the graph and the described device: the H200 gets
+// the NV kernels for float16 convolutions that fill 16x16 fragments; lavapipe, float32 plans
+// and depthwise convolutions keep the portable kernels.
+TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
+    DeviceCapabilities h200;
+    h200.cooperativeMatrix16 = true;
+    h200.subgroupSize = 32;
+    h200.sharedMemoryBytes = 48 * 1024;
+    h200.float16Arithmetic = true;
+    DeviceCapabilities lavapipe;
+    lavapipe.subgroupSize = 8;
+    lavapipe.sharedMemoryBytes = 32 * 1024;
+    lavapipe.float16Arithmetic = true;
+    DeviceCapabilities coopmatWrongSubgroup = h200;
+    coopmatWrongSubgroup.subgroupSize = 64;
+
+    // 96x96: enough pixel tiles that neither kernel splits the reduction.
+    ConvCase big{"big", {1, 64, 96, 96}, 64, 3};
+    OnnxBuilder b = convModel(big);
+    std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
+    auto k = convKernels(b, in, h200);
+    ASSERT_EQ(k.size(), 1u);
+    EXPECT_EQ(k[0], "conv2d_cm64_nv");
+    EXPECT_EQ(convKernels(b, in, lavapipe), std::vector<std::string>{"conv2d_t64x64_f16"});
+    EXPECT_EQ(convKernels(b, in, coopmatWrongSubgroup), std::vector<std::string>{"conv2d_t64x64_f16"});
+    EXPECT_EQ(convKernels(b, in, emulated()), std::vector<std::string>{"conv2d_cm64_emu"});
+
+    ConvCase pw{"pw", {1, 64, 96, 96}, 32, 1, 1, 1, 0};
+    OnnxBuilder pwb = convModel(pw);
+    EXPECT_EQ(convKernels(pwb, in, h200), std::vector<std::string>{"conv2d_cm32_pw_nv"});
+
+    // Few output channels or a short reduction: the portable kernels.
+    ConvCase head{"head", {1, 64, 96, 96}, 12, 3};
+    EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_t16x128_f16"});
+    ConvCase stem{"stem", {1, 3, 96, 96}, 32, 3};
+    std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
+    EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
+    ConvCase dw{"dw", {1, 64, 96, 96}, 64, 3, 1, 64};
+    EXPECT_EQ(convKernels(convModel(dw), in, h200), std::vector<std::string>{"conv2d_direct_f16"});
+
+    // A 4x4 map over 256 channels: 1 pixel tile, so the reduction is split.
+    ConvCase deep{"deep", {1, 256, 4, 4}, 64, 3};
+    std::vector<NamedTensor> inDeep{{"x", Tensor(DataType::Float32, deep.x)}};
+    auto splitKernels = convKernels(convModel(deep), inDeep, h200);
+    ASSERT_EQ(splitKernels.size(), 2u);
+    EXPECT_EQ(splitKernels[0], "conv2d_cm64_splitk_nv");
+    EXPECT_EQ(splitKernels[1], "conv_splitk_reduce_f16");
+
+    // Float32 precision never takes the float16 tensor-core path.
+    auto model = b.build();
+    PlanOptions o;
+    o.device = h200;
+    auto j = planJson(*model, {{"x", big.x}}, o);
+    ASSERT_TRUE(j.ok());
+    EXPECT_EQ(j->find("conv2d_cm"), std::string::npos);
+}
+
+TEST(CoopmatConv, WeightsPackedPerGroupWithZeroPadding) {
+    // Covered through the emulated runs below; here the plan: one packed constant per conv,
+    // Mpad x Kpad halves per group.
+    ConvCase c{"packing", {1, 64, 8, 8}, 40, 3, 1, 2};
+    OnnxBuilder b = convModel(c);
+    auto model = b.build();
+    PlanOptions o;
+    o.precision = Precision::Float16;
+    o.device = emulated();
+    auto j = planJson(*model, {{"x", c.x}}, o);
+    ASSERT_TRUE(j.ok()) << j.status().toString();
+    json plan = json::parse(*j);
+    bool found = false;
+    for (const auto& d : plan["schedule"]) {
+        if (d["kernel"].get<std::string>().rfind("conv2d_cm", 0) != 0) continue;
+        for (const auto& r : d["reads"]) {
+            if (r["tensor"].get<std::string>().find("_cm_weights") == std::string::npos) continue;
+            found = true;
+            // 2 groups x (20 channels -> 32 rows) x (32 * 9 = 288 -> 288) halves.
+            EXPECT_EQ(r["bytes"].get<int64_t>(), 2 * 32 * 288 * 2);
+        }
+    }
+    EXPECT_TRUE(found);
+}
+
+class CoopmatConvRuns : public ::testing::TestWithParam<size_t> {};
+
+// The emulated kernels (and the NV ones on a device with tensor cores) against the CPU.
+TEST_P(CoopmatConvRuns, MatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    const ConvCase& c = cases()[GetParam()];
+    OnnxBuilder b = convModel(c);
+    auto inputs = inputsOf(c, b);
+    auto kernels = convKernels(b, inputs, emulated());
+    ASSERT_FALSE(kernels.empty());
+    EXPECT_EQ(kernels[0].rfind("conv2d_cm", 0), 0u) << c.what << " did not select the cooperative-matrix kernel";
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Conv, CoopmatConvRuns, ::testing::Range<size_t>(0, 12),
+                         [](const auto& info) { return "case" + std::to_string(info.param); });
+
+// ---- GEMM / MatMul ----
+
+struct GemmCase {
+    std::string what;
+    Shape a, b;             // MatMul operands (NumPy semantics), or Gemm's A and B
+    bool gemm = false;      // Gemm with transB and a broadcast C row, alpha/beta
+    bool relu = false;
+    std::string kernel;     // expected kernel family prefix (emulated)
+};
+
+OnnxBuilder gemmModel(const GemmCase& c) {
+    OnnxBuilder b;
+    b.input("a", c.a).output("y");
+    b.initializer("b", rnd(c.b, c.what + "b"));
+    std::string out = c.relu ? "g" : "y";
+    if (c.gemm) {
+        b.initializer("c", rnd({c.b[0]}, c.what + "c"));
+        auto& n = b.node("Gemm", {"a", "b", "c"}, {out}, "gemm");
+        attr(n, "transB", int64_t{1});
+        attr(n, "alpha", 0.5f);
+        attr(n, "beta", 2.0f);
+    } else {
+        b.node("MatMul", {"a", "b"}, {out}, "matmul");
+    }
+    if (c.relu) b.node("Relu", {"g"}, {"y"});
+    return b;
+}
+
+const std::vector<GemmCase>& gemmCases() {
+    static const std::vector<GemmCase> all = {
+        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_va_vb_emu"},
+        {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_va_emu"},
+        {"batched 2x3 x 40x48 by 48x72, relu", {2, 3, 40, 48}, {48, 72}, false, true, "gemm_cm64_va_vb_emu"},
+        {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu"},
+        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_va_vb_splitk_emu"},
+        {"128-row tile", {160, 64}, {64, 136}, false, false, "gemm_cm128_va_vb_emu"},
+    };
+    return all;
+}
+
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev) {
+    auto model = b.build();
+    PlanOptions o;
+    o.precision = Precision::Float16;
+    o.device = dev;
+    auto j = planJson(*model, shapes, o);
+    if (!j.ok()) {
+        ADD_FAILURE() << j.status().toString();
+        return {};
+    }
+    std::vector<std::string> kernels;
+    const json plan = json::parse(*j);
+    for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
+    return kernels;
+}
+
+class CoopmatGemmRuns : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(CoopmatGemmRuns, MatchCpuReference) {
+    const GemmCase& c = gemmCases()[GetParam()];
+    OnnxBuilder b = gemmModel(c);
+    auto kernels = planKernels(b, {{"a", c.a}}, emulated());
+    EXPECT_NE(std::find(kernels.begin(), kernels.end(), c.kernel), kernels.end())
+        << c.what << ": expected " << c.kernel << " among the plan's kernels";
+    VKINFER_REQUIRE_GPU();
+    std::vector<NamedTensor> inputs{{"a", rnd(c.a, c.what + "a")}};
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 6),
+                         [](const auto& info) { return "case" + std::to_string(info.param); });
+
+TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
+    DeviceCapabilities h200;
+    h200.cooperativeMatrix16 = true;
+    h200.subgroupSize = 32;
+    h200.sharedMemoryBytes = 48 * 1024;
+    // A batch-1 classifier (1 x 1280 by 1280 x 1000): one row, memory-bound: portable kernel.
+    GemmCase classifier{"classifier", {1, 1280}, {1280, 1000}};
+    auto k = planKernels(gemmModel(classifier), {{"a", classifier.a}}, h200);
+    auto gemm = std::find_if(k.begin(), k.end(), [](const std::string& name) { return name.rfind("gemm", 0) == 0; });
+    ASSERT_NE(gemm, k.end());
+    EXPECT_EQ(gemm->rfind("gemm_t16x128", 0), 0u) << *gemm;
+    GemmCase big{"big", {2048, 2048}, {2048, 2048}};  // 256 tiles: no split
+    k = planKernels(gemmModel(big), {{"a", big.a}}, h200);
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
+}
+
+TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
+    VKINFER_REQUIRE_GPU();
+    const DeviceInfo& dev = gpuContext().device();
+    if (!(dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32))
+        GTEST_SKIP() << "device '" << dev.name
+                     << "' has no 16x16x16 float16 cooperative matrices with 32-wide subgroups: the NV kernels are "
+                        "tested on the GPU machine (docs/BENCHMARKS.md); the emulated ones ran above";
+    ConvCase c = cases()[0];
+    OnnxBuilder b = convModel(c);
+    auto model = b.build();
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    auto s = Session::create(gpuContext(), *model, o);
+    ASSERT_TRUE(s.ok());
+    auto j = s->planJson({{"x", c.x}});
+    ASSERT_TRUE(j.ok());
+    EXPECT_NE(j->find("conv2d_cm64_nv"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkinfer::testing

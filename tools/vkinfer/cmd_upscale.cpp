@@ -1,0 +1,312 @@
+// vkinfer upscale: an image through an image-to-image model (the project's own x2 upscaler
+// by default), in tiles that keep the device within its limits and leave no seams.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "common.h"
+#include "image_model.h"
+#include "progress.h"
+#include "tiling.h"
+
+namespace vkinfer::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct UpscaleArgs {
+    std::string input, output, model;
+    int tile = -1;     // -1: chosen; 0: the whole image at once
+    int overlap = -1;  // -1: measured
+    std::string mean, scale;
+    int quality = 95;
+};
+
+constexpr const char* kDefaultModel = "upscaler_x2/model.onnx";
+
+double msSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string executableFolder() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : exe.parent_path().string();
+}
+
+// The default model: $VKINFER_DATA_DIR alone when set; else the installed tree's
+// share/vkinfer beside the executable's bin/, else the source tree's data/ (a build tree).
+std::string findDefaultModel() {
+    std::vector<std::string> tried;
+    auto look = [&](const fs::path& dir, const char* why) {
+        const std::string path = (dir / kDefaultModel).string();
+        tried.push_back(fmt::format("{} ({})", path, why));
+        std::error_code ec;
+        return fs::is_regular_file(path, ec);
+    };
+    if (const char* env = std::getenv("VKINFER_DATA_DIR"); env && *env) {
+        if (look(env, "VKINFER_DATA_DIR")) return (fs::path(env) / kDefaultModel).string();
+    } else {
+        const std::string exeDir = executableFolder();
+        if (!exeDir.empty() && look(fs::path(exeDir) / VKINFER_DATADIR_FROM_BINDIR, "installed data"))
+            return (fs::path(exeDir) / VKINFER_DATADIR_FROM_BINDIR / kDefaultModel).lexically_normal().string();
+        if (look(VKINFER_SOURCE_DATA_DIR, "source tree")) return (fs::path(VKINFER_SOURCE_DATA_DIR) / kDefaultModel).string();
+    }
+    std::string list;
+    for (const auto& t : tried) list += "\n  " + t;
+    throw CliError(fmt::format("the default upscaling model was not found; looked for:{}\ngive one with --model, or set "
+                               "VKINFER_DATA_DIR to the folder holding {}",
+                               list, kDefaultModel));
+}
+
+// Fails before any work when OUT cannot be an image file.
+void checkOutputPath(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".png" && ext != ".jpg" && ext != ".jpeg")
+        throw CliError(fmt::format("output '{}': the format comes from the extension: .png, .jpg or .jpeg", path), 2);
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) throw CliError(fmt::format("output '{}' is a folder", path), 2);
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+        throw CliError(fmt::format("output '{}': the folder '{}' does not exist", path, parent.string()));
+}
+
+// Device bytes of one tile per input pixel, from the plan for a 64x64 tile: the largest tensor
+// (bound as one storage buffer range) and everything a frame slot allocates (arena, input and
+// output buffers and their staging). Both grow with the pixel count.
+struct TileCost {
+    double tensorBytesPerPixel = 0;
+    double memoryBytesPerPixel = 0;
+};
+
+TileCost tileCost(const Model& model, const ImageModel& m, const PlanOptions& options) {
+    const int64_t ref = 64;
+    const int64_t h = m.fixedHeight >= 0 ? m.fixedHeight : ref, w = m.fixedWidth >= 0 ? m.fixedWidth : ref;
+    auto text = planJson(model, {{m.input, {1, m.inChannels, h, w}}}, options);
+    if (!text.ok()) throw CliError(text.status());
+    auto j = nlohmann::json::parse(*text);
+    double largest = 0, io = 0;
+    for (const auto& e : j["schedule"])
+        for (const char* key : {"reads", "writes"})
+            for (const auto& a : e[key])
+                if (a["allocation"] != "weights") largest = std::max(largest, a["bytes"].get<double>());
+    for (const auto& a : j["allocations"])
+        if (a["kind"] == "input" || a["kind"] == "output") io += a["bytes"].get<double>();
+    const double pixels = static_cast<double>(h * w);
+    return {largest / pixels, (j["arena_bytes"].get<double>() + 2 * io) / pixels};
+}
+
+struct TileChoice {
+    int64_t width = 0, height = 0;
+    std::string why;
+};
+
+TileChoice chooseTiles(const UpscaleArgs& a, const Model& model, const ImageModel& m, const DeviceInfo& device,
+                       const PlanOptions& options, const Image& image, int64_t overlap, int64_t alignment) {
+    const int64_t W = image.width, H = image.height;
+    if (m.fixedHeight >= 0 || m.fixedWidth >= 0) {
+        const int64_t tw = m.fixedWidth >= 0 ? m.fixedWidth : W, th = m.fixedHeight >= 0 ? m.fixedHeight : H;
+        if (tw > W || th > H)
+            throw CliError(fmt::format("input '{}' takes {}x{} images (width x height); the image is {}x{}, smaller",
+                                       m.input, tw, th, W, H));
+        if (a.tile > 0) warn("--tile is ignored: the model's input has a fixed size, which is the tile size");
+        return {tw, th, "the model's fixed input size"};
+    }
+    if (a.tile == 0) return {W, H, "--tile 0: the whole image"};
+    if (a.tile > 0) return {std::min<int64_t>(a.tile, W), std::min<int64_t>(a.tile, H), "--tile"};
+
+    const TileCost cost = tileCost(model, m, options);
+    const uint64_t tensorLimit = device.maxStorageBufferRange ? device.maxStorageBufferRange : (uint64_t(128) << 20);
+    const uint64_t budget =
+        device.deviceLocalBytes ? std::min<uint64_t>(device.deviceLocalBytes / 4, uint64_t(2) << 30) : uint64_t(1) << 30;
+    const auto fits = [&](double pixels) {
+        return pixels * cost.tensorBytesPerPixel <= 0.9 * static_cast<double>(tensorLimit) &&
+               pixels * cost.memoryBytesPerPixel <= static_cast<double>(budget);
+    };
+    const std::string limits = fmt::format("storage buffer range {} MiB, memory budget {} MiB", tensorLimit >> 20,
+                                           budget >> 20);
+    if (fits(static_cast<double>(W * H))) return {W, H, "the whole image fits (" + limits + ")"};
+    // The smallest tile worth running: twice the context (rounded up to the alignment) and a
+    // core of 16 pixels.
+    const int64_t context = (overlap + alignment - 1) / alignment * alignment;
+    const int64_t minimum = (2 * context + std::max<int64_t>(alignment, 16) + 7) / 8 * 8;
+    int64_t edge = std::min(largestTileEdge(cost.tensorBytesPerPixel, tensorLimit / 10 * 9, minimum),
+                            largestTileEdge(cost.memoryBytesPerPixel, budget, minimum));
+    if (edge == 0)
+        throw CliError(fmt::format("even a {}x{} tile exceeds the device's limits ({}); the model needs {:.0f} bytes per "
+                                   "input pixel",
+                                   minimum, minimum, limits, cost.memoryBytesPerPixel));
+    edge = std::min<int64_t>(edge, 2048);
+    return {std::min(edge, W), std::min(edge, H), "the largest tile that fits (" + limits + ")"};
+}
+
+// Input pixels [x0, x0 + w) x [y0, y0 + h) of a [1, C, H, W] tensor.
+Tensor window(const Tensor& full, int64_t x0, int64_t y0, int64_t w, int64_t h) {
+    const auto& s = full.shape();
+    const int64_t channels = s[1], H = s[2], W = s[3];
+    Tensor t(DataType::Float32, {1, channels, h, w});
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t y = 0; y < h; ++y)
+            std::memcpy(t.as<float>() + (c * h + y) * w, full.as<float>() + (c * H + y0 + y) * W + x0,
+                        size_t(w) * sizeof(float));
+    return t;
+}
+
+// The input's alpha, resized by `scale` (bilinear, pixel centres aligned), into channel 3.
+void resizeAlpha(const Image& in, int64_t scale, Image& out) {
+    const int64_t W = in.width, H = in.height;
+    for (int64_t oy = 0; oy < int64_t(out.height); ++oy) {
+        const double sy = std::clamp((oy + 0.5) / double(scale) - 0.5, 0.0, double(H - 1));
+        const int64_t y0 = static_cast<int64_t>(sy), y1 = std::min(y0 + 1, H - 1);
+        const double fy = sy - double(y0);
+        for (int64_t ox = 0; ox < int64_t(out.width); ++ox) {
+            const double sx = std::clamp((ox + 0.5) / double(scale) - 0.5, 0.0, double(W - 1));
+            const int64_t x0 = static_cast<int64_t>(sx), x1 = std::min(x0 + 1, W - 1);
+            const double fx = sx - double(x0);
+            auto a = [&](int64_t x, int64_t y) { return double(in.pixels[size_t((y * W + x) * 4 + 3)]); };
+            const double v = (a(x0, y0) * (1 - fx) + a(x1, y0) * fx) * (1 - fy) + (a(x0, y1) * (1 - fx) + a(x1, y1) * fx) * fy;
+            out.pixels[size_t((oy * int64_t(out.width) + ox) * 4 + 3)] = static_cast<uint8_t>(std::lround(v));
+        }
+    }
+}
+
+const char* channelName(uint32_t c) { return c == 1 ? "gray" : c == 3 ? "RGB" : "RGBA"; }
+
+void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
+    const auto t0 = std::chrono::steady_clock::now();
+    checkOutputPath(a.output);
+    const PixelMapping mapping = parsePixelMapping(a.mean, a.scale);
+    const Image image = orDie(loadImage(a.input));
+    const std::string modelPath = a.model.empty() ? findDefaultModel() : a.model;
+    Model model = orDie(Model::load(modelPath));
+    PlanOptions po;
+    po.sync = syncMode(g);
+    po.precision = precision(g);
+    const ImageModel m = describeImageModel(model, modelPath, po, image.channels);
+    if (m.inChannels == 1 && image.channels != 1)
+        warn(fmt::format("the model takes gray images: '{}' is converted to luma", a.input));
+
+    Context ctx = makeContext(g);
+    Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
+    int64_t overlap = a.overlap >= 0 ? a.overlap : 0;
+    ReceptiveField rf;
+    std::string overlapWhy = a.overlap >= 0 ? "--overlap" : "";
+    // The tile size first: an image that fits whole needs no overlap, so no measurement.
+    TileChoice choice = chooseTiles(a, model, m, ctx.device(), po, image, std::max<int64_t>(overlap, 8), 1);
+    const bool tiled = choice.width < int64_t(image.width) || choice.height < int64_t(image.height);
+    double probeMs = 0;
+    if (tiled && a.overlap < 0) {
+        const auto p0 = std::chrono::steady_clock::now();
+        progress::update("upscale: measuring the model's receptive field", false);
+        rf = measureReceptiveField(session, m, mapping);
+        progress::clear();
+        probeMs = msSince(p0);
+        // One pixel more than measured: a margin against a probe whose change happened to
+        // vanish (through a ReLU) at the edge of the field.
+        overlap = rf.radius + 1;
+        overlapWhy = fmt::format("receptive field +-{} px measured in {} runs on a {}x{} probe, plus 1{}", rf.radius,
+                                 rf.runs, rf.probeSize, rf.probeSize,
+                                 rf.alignment > 1 ? fmt::format("; tiles start at multiples of {}", rf.alignment) : "");
+        if (a.tile < 0) choice = chooseTiles(a, model, m, ctx.device(), po, image, overlap, rf.alignment);
+    }
+    TilePlan plan;
+    try {
+        plan = planTiles(image.width, image.height, choice.width, choice.height, overlap, rf.alignment);
+    } catch (const std::invalid_argument& e) {
+        throw CliError(fmt::format("--tile {}: {}; give a larger tile", a.tile, e.what()), 2);
+    }
+
+    const int64_t s = m.scale;
+    const uint32_t outChannels = m.outChannels == 3 && image.channels == 4 && m.inChannels != 4 ? 4 : m.outChannels;
+    Image out;
+    out.width = static_cast<uint32_t>(image.width * s);
+    out.height = static_cast<uint32_t>(image.height * s);
+    out.channels = outChannels;
+    out.pixels.resize(size_t(out.width) * out.height * outChannels);
+    const Tensor full = orDie(imageToTensor(image, m.inChannels, mapping));
+    const auto r0 = std::chrono::steady_clock::now();
+    for (size_t k = 0; k < plan.tiles.size(); ++k) {
+        const Tile& t = plan.tiles[k];
+        if (plan.tiles.size() > 1) progress::update(fmt::format("upscale: tile {}/{}", k + 1, plan.tiles.size()));
+        auto result = session.run({{m.input, window(full, t.x.begin, t.y.begin, t.x.length, t.y.length)}});
+        if (!result.ok())
+            throw CliError(fmt::format("tile {} of {} ({}x{} at {},{}): {}", k + 1, plan.tiles.size(), t.x.length,
+                                       t.y.length, t.x.begin, t.y.begin, result.status().toString()));
+        const Tensor* y = nullptr;
+        for (const auto& o : *result)
+            if (o.name == m.output) y = &o.tensor;
+        const std::vector<int64_t> want{1, m.outChannels, s * t.y.length, s * t.x.length};
+        if (y->shape() != want)
+            throw CliError(fmt::format("output '{}' is {} for a {}x{} tile; expected {}", m.output,
+                                       shapeToString(y->shape()), t.x.length, t.y.length, shapeToString(want)));
+        const Image tileImage = orDie(tensorToImage(*y, mapping));
+        const int64_t c = m.outChannels, tw = s * t.x.length;
+        for (int64_t oy = s * t.y.coreBegin; oy < s * t.y.coreEnd; ++oy) {
+            const uint8_t* src = tileImage.pixels.data() + size_t(((oy - s * t.y.begin) * tw + s * (t.x.coreBegin - t.x.begin)) * c);
+            uint8_t* dst = out.pixels.data() + size_t((oy * int64_t(out.width) + s * t.x.coreBegin) * outChannels);
+            const int64_t n = s * (t.x.coreEnd - t.x.coreBegin);
+            if (outChannels == c) {
+                std::memcpy(dst, src, size_t(n * c));
+                continue;
+            }
+            for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * outChannels, src + i * c, size_t(c));
+        }
+    }
+    progress::clear();
+    const double tilesMs = msSince(r0);
+    if (outChannels == 4 && m.outChannels == 3) resizeAlpha(image, s, out);
+    orDie(saveImage(a.output, out, a.quality));
+
+    const auto shapes = plan.shapes();
+    fmt::print("upscaled {} ({}x{} {}) to {} ({}x{} {}), x{} by {}\n", a.input, image.width, image.height,
+               channelName(image.channels), a.output, out.width, out.height, channelName(outChannels), s, modelPath);
+    fmt::print("tiles    {} of {}x{} input pixels ({}), overlap {} px ({}), {} plan{}\n", plan.tiles.size(),
+               shapes[0].first, shapes[0].second, choice.why, tiled ? overlap : 0,
+               tiled ? overlapWhy : "none needed", shapes.size(), shapes.size() == 1 ? "" : "s");
+    fmt::print("time     {:.0f} ms in all: tiles {:.0f} ms{}; on {}, {}\n", msSince(t0), tilesMs,
+               probeMs > 0 ? fmt::format(", measuring the receptive field {:.0f} ms", probeMs) : "", ctx.device().name,
+               precisionName(precision(g)));
+}
+
+}  // namespace
+
+void addUpscaleCommand(CLI::App& app, GlobalOptions& g) {
+    auto* cmd = app.add_subcommand(
+        "upscale", "Upscale an image (PNG or JPEG) with the project's trained x2 model, or any image-to-image model, in "
+                   "tiles that fit the device and leave no seams");
+    auto a = std::make_shared<UpscaleArgs>();
+    cmd->add_option("input", a->input, "Image to upscale (.png or .jpg; alpha is resized alongside)")
+        ->required()
+        ->check(nonEmpty());
+    cmd->add_option("output", a->output, "Image to write (.png, or .jpg/.jpeg without alpha)")->required()->check(nonEmpty());
+    cmd->add_option("--model", a->model,
+                    "Image-to-image ONNX model: one input [N, C, H, W] (C 1, 3 or 4), one output [N, C', sH, sW] "
+                    "(default: upscaler_x2/model.onnx from VKINFER_DATA_DIR, the installed share/vkinfer, or the "
+                    "source tree's data/)")
+        ->check(nonEmpty());
+    cmd->add_option("--tile", a->tile,
+                    "Tile edge in input pixels; 0: the whole image at once (default: the whole image if it fits the "
+                    "device, else the largest square tile that does)")
+        ->check(intInRange(0, 1 << 20));
+    cmd->add_option("--overlap", a->overlap,
+                    "Context pixels around each tile's kept part (default: the model's receptive field, measured, "
+                    "plus 1)")
+        ->check(intInRange(0, 1 << 16));
+    cmd->add_option("--mean", a->mean,
+                    "Per-channel mean: tensor = (pixel/255 - mean) * scale, and back for the output (R,G,B or one "
+                    "value; default 0)");
+    cmd->add_option("--scale", a->scale, "Per-channel scale, as for --mean (default 1)");
+    cmd->add_option("--quality", a->quality, "JPEG quality of the output, 1 to 100")
+        ->capture_default_str()
+        ->check(intInRange(1, 100));
+    cmd->callback([a, &g] { upscaleCommand(*a, g); });
+}
+
+}  // namespace vkinfer::cli

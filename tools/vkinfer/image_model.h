@@ -1,0 +1,60 @@
+// Models that take or make images: which input is an image and how pixels map to its
+// values (`run --image`, `--save-image`), and what an image-to-image model does to the size
+// of its input and how far each output pixel looks (`upscale`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace vkinfer::cli {
+
+// --mean and --scale: one value for every channel, or one per channel ("0.485,0.456,0.406").
+// Not finite, a zero scale, or more than 4 values: a usage error naming the option.
+PixelMapping parsePixelMapping(const std::string& mean, const std::string& scale);
+
+// The channel count of a model input that takes an image: [N, C, H, W] with N 1 or dynamic
+// and C 1, 3 or 4 (a dynamic C takes the image's own channels, `imageChannels`). Anything
+// else is an error naming the input and its declared shape.
+uint32_t imageInputChannels(const TensorDesc& input, uint32_t imageChannels);
+
+// [1, C, H, W] for `image` fed to `input`: its declared fixed H or W must be the image's
+// (an error naming both sizes otherwise; images are not resized).
+std::vector<int64_t> imageInputShape(const TensorDesc& input, const Image& image, uint32_t channels);
+
+// An image-to-image model as `upscale` uses it.
+struct ImageModel {
+    std::string input, output;
+    uint32_t inChannels = 3, outChannels = 3;
+    int64_t scale = 1;                      // output H / input H = output W / input W
+    int64_t fixedHeight = -1, fixedWidth = -1;  // the input's declared H and W, -1 if dynamic
+};
+
+// One image input and one image output, with an integer scale factor equal in H and W,
+// found by planning the model (on the CPU) at two sizes unequal in H and W (30x31 and 26x35,
+// or the first that plan of 48x80 ... 256x384 for models that need multiples of a stride; or
+// its fixed size).
+ImageModel describeImageModel(const Model& model, const std::string& modelPath, const PlanOptions& options,
+                              uint32_t imageChannels);
+
+// How far an output pixel depends on input pixels: output pixel q depends only on input
+// pixels within `radius` (in both axes) of input pixel floor(q / scale). Windows may start
+// only at multiples of `alignment` for the output to equal the untiled one (models that
+// downsample inside; 1 for plain convolutional models).
+struct ReceptiveField {
+    int64_t radius = 0;
+    int64_t alignment = 1;
+    int64_t probeSize = 0;  // the input edge it was measured on
+    int runs = 0;           // inferences the measurement took
+};
+
+// Measures it on the device: runs the model on a random probe image, then with its centre
+// pixel changed (to the far end of [0, 1] in every channel) and sees how far the output
+// changes; then with the probe shifted by 1 (2, 4, ... 32) pixels to find the alignment.
+// Probes grow from 32 to 512 pixels until the change stays inside. Fails when it does not (a global operation
+// such as an image-wide normalization: such a model cannot be tiled without seams) or when no
+// shift reproduces the output.
+ReceptiveField measureReceptiveField(Session& session, const ImageModel& m, const PixelMapping& mapping);
+
+}  // namespace vkinfer::cli
