@@ -328,16 +328,27 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
         GTEST_SKIP() << "device '" << dev.name
                      << "' has no 16x16x16 float16 cooperative matrices with 32-wide subgroups: the NV kernels are "
                         "tested on the GPU machine (docs/BENCHMARKS.md); the emulated ones ran above";
-    ConvCase c = cases()[0];
-    OnnxBuilder b = convModel(c);
+    // The session describes its device as the H200 description above does, so its plan takes
+    // the tensor-core kernel that description selects.
+    DeviceCapabilities h200;
+    h200.cooperativeMatrix16 = true;
+    h200.subgroupSize = 32;
+    h200.sharedMemoryBytes = 48 * 1024;
+    h200.float16Arithmetic = true;
+    ConvCase big{"big", {1, 64, 96, 96}, 64, 3};
+    OnnxBuilder b = convModel(big);
+    std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
+    auto described = convKernels(b, in, h200);
+    ASSERT_EQ(described, std::vector<std::string>{"conv2d_cm64_nv"});
     auto model = b.build();
     SessionOptions o;
     o.precision = Precision::Float16;
     auto s = Session::create(gpuContext(), *model, o);
     ASSERT_TRUE(s.ok());
-    auto j = s->planJson({{"x", c.x}});
+    auto j = s->planJson({{"x", big.x}});
     ASSERT_TRUE(j.ok());
-    EXPECT_NE(j->find("conv2d_cm64_nv"), std::string::npos);
+    EXPECT_NE(j->find("\"conv2d_cm64_nv\""), std::string::npos);
+    expectGpuMatchesCpuWith(b, in, "96x96x64 (tensor cores)", coopmatTolerance(), o);
 }
 
 }  // namespace
