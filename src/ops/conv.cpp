@@ -6,6 +6,7 @@
 #include "ops/activation.h"
 #include "ops/conv_coopmat.h"
 #include "ops/conv_geometry.h"
+#include "ops/conv_splitk.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -122,18 +123,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         if (residual) d->bindings.push_back(readOf(n.inputs[3]));
         return;
     }
-    // The splits' sums, in order, with bias, residual and activation.
-    requireIndexable(n, splits * g.M * pixels);
-    const int64_t count = g.N * g.M * g.OH * g.OW;
-    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual ? "_res" : ""), type));
-    setActivation(r, n.activation);
-    struct {
-        uint32_t count, M, pixels, splits;
-    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
-    r.setPush(rp);
-    setLaunch1d(r, count);
-    r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
-    if (residual) r.bindings.push_back(readOf(n.inputs[3]));
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual ? n.inputs[3] : -1, type);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/conv_splitk.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -92,19 +93,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
         if (residual >= 0) d.bindings.push_back(readOf(residual));
         return;
     }
-    // The splits' sums, in order, with bias, residual and activation (as the tiled kernel's).
-    requireIndexable(n, splits * g.M * pixels);
-    const int64_t count = g.N * g.M * g.OH * g.OW;
-    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual >= 0 ? "_res" : ""),
-                                       DataType::Float16));
-    setActivation(r, n.activation);
-    struct {
-        uint32_t count, M, pixels, splits;
-    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
-    r.setPush(rp);
-    setLaunch1d(r, count);
-    r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
-    if (residual >= 0) r.bindings.push_back(readOf(residual));
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, DataType::Float16);
 }
 
 }  // namespace vkinfer::ops

@@ -1,0 +1,22 @@
+#include "ops/conv_splitk.h"
+
+#include "ops/op_util.h"
+
+namespace vkinfer::ops {
+
+void emitConvSplitKReduce(LowerContext& ctx, const Node& n, const ConvGeom& g, int64_t splits, int partial, int bias,
+                          int residual, DataType type) {
+    requireIndexable(n, splits * g.M * g.pixels());
+    const int64_t count = g.N * g.M * g.OH * g.OW;
+    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual >= 0 ? "_res" : ""), type));
+    setActivation(r, n.activation);
+    struct {
+        uint32_t count, M, pixels, splits;
+    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
+    r.setPush(rp);
+    setLaunch1d(r, count);
+    r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
+    if (residual >= 0) r.bindings.push_back(readOf(residual));
+}
+
+}  // namespace vkinfer::ops
