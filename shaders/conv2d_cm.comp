@@ -57,6 +57,38 @@ shared float16_t As[BM * SA];
 shared float16_t Bs[BK * SB];
 shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 
+#define KSTEP (NT / BN)
+#define A_PER (BM * BK / 8 / NT)
+#define B_PER (BK / KSTEP)
+#if BM >= 64
+// Global loads of one BK-slice into registers. A: BM rows of BK halves, 8 halves per uvec4
+// (rows past Mg and k past K are zeros in the packed weights). B: this thread's column of the
+// im2col gather, rows kkFirst, kkFirst + KSTEP, ...; zero outside the image and past this
+// split's reduction.
+void loadSlice(uint k0, uint kEnd, uint aRow0, bool nValid, int xBase, int iy0, int ix0, uint kkFirst,
+               out uvec4 aReg[A_PER], out float16_t bReg[B_PER]) {
+    const uint tid = gl_LocalInvocationIndex;
+    for (uint i = 0u; i < A_PER; ++i) {
+        uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
+        aReg[i] = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
+    }
+    for (uint i = 0u; i < B_PER; ++i) {
+        uint k = k0 + kkFirst + i * KSTEP;
+        float16_t v = float16_t(0.0);
+        if (nValid && k < kEnd) {
+#ifdef POINTWISE
+            v = x[xBase + int(k * p.H * p.W)];
+#else
+            ivec4 kt = kTable[k];
+            int iy = iy0 + kt.y, ix = ix0 + kt.z;
+            if (uint(iy) < p.H && uint(ix) < p.W) v = x[xBase + kt.x];
+#endif
+        }
+        bReg[i] = v;
+    }
+}
+#endif
+
 void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint warp = tid / 32u, lane = tid % 32u;
@@ -83,7 +115,6 @@ void main() {
 
     // Each thread gathers one fixed column (output pixel) of the B tile, rows kkFirst,
     // kkFirst + KSTEP, ...: its pixel is decomposed once.
-    const uint KSTEP = NT / BN;
     const uint nnLoad = tid % BN;
     const uint kkFirst = tid / BN;
     const uint nLoad = n0 + nnLoad;
@@ -98,6 +129,38 @@ void main() {
     }
     const uint aRow0 = g * p.Mpad + m0;
 
+#if BM >= 64
+    // Register double buffering: the global loads of slice k0 + BK are issued before the
+    // multiplies of slice k0, so their latency hides behind the tensor-core work; shared
+    // memory holds one slice. The 32-row tile keeps the single-buffered loop below: through
+    // registers it was 13% slower on the H200, prefetching or not (docs/BENCHMARKS.md).
+    uvec4 aReg[A_PER];
+    float16_t bReg[B_PER];
+    loadSlice(kBegin, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
+        for (uint i = 0u; i < A_PER; ++i) {
+            uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
+            uvec4 v = aReg[i];
+            uint s = row * SA + q * 8u;
+            f16vec2 h0 = unpackFloat2x16(v.x), h1 = unpackFloat2x16(v.y), h2 = unpackFloat2x16(v.z),
+                    h3 = unpackFloat2x16(v.w);
+            As[s + 0u] = h0.x; As[s + 1u] = h0.y; As[s + 2u] = h1.x; As[s + 3u] = h1.y;
+            As[s + 4u] = h2.x; As[s + 5u] = h2.y; As[s + 6u] = h3.x; As[s + 7u] = h3.y;
+        }
+        for (uint i = 0u; i < B_PER; ++i) Bs[(kkFirst + i * KSTEP) * SB + nnLoad] = bReg[i];
+        barrier();
+        if (k0 + BK < kEnd) loadSlice(k0 + BK, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+        for (uint kk = 0u; kk < BK; kk += 16u) {
+            CM_FRAG_A a[FM];
+            CM_FRAG_B b[FN];
+            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
+            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], kk * SB + wn * WTN + j * 16u, SB);
+            for (uint i = 0u; i < FM; ++i)
+                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
+        }
+        barrier();
+    }
+#else
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
         // A: BM rows of BK halves, 8 halves per uvec4; rows past Mg and k past K are zeros
         // in the packed weights.
@@ -136,6 +199,7 @@ void main() {
         }
         barrier();
     }
+#endif
 
     // Epilogue, one accumulator at a time through this warp's staging rows.
     for (uint i = 0u; i < FM; ++i) {

@@ -51,6 +51,9 @@
 #define CM_STAGE(acc, warp) \
     coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
 #elif defined(CM_EMULATE)
+// Loops kept rolled: unrolled, the 16-long sums of every accumulator element made each
+// kernel's pipeline take tens of seconds to compile on lavapipe.
+#extension GL_EXT_control_flow_attributes : require
 struct CmFrag {
     uint offset;
     uint stride;
@@ -65,10 +68,10 @@ struct CmFrag {
 #define CM_LOAD_A(frag, off, str) frag = CmFrag(off, str)
 #define CM_LOAD_B(frag, off, str) frag = CmFrag(off, str)
 #define CM_MULADD(acc, a, b)                                                                    \
-    for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
+    [[dont_unroll]] for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t, cm_r = cm_e / 16u, cm_c = cm_e % 16u; \
         float cm_s = acc[cm_t];                                                                 \
-        for (uint cm_k = 0u; cm_k < 16u; ++cm_k)                                                \
+        [[dont_unroll]] for (uint cm_k = 0u; cm_k < 16u; ++cm_k)                                \
             cm_s += CM_A(a.offset + cm_r * a.stride + cm_k) * CM_B(b.offset + cm_k * b.stride + cm_c); \
         acc[cm_t] = cm_s;                                                                       \
     }

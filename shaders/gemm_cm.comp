@@ -63,6 +63,46 @@ shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 
 uint pack2(float lo, float hi) { return packFloat2x16(f16vec2(float16_t(lo), float16_t(hi))); }
 
+// Word e of a BK-slice of A: BM rows x 4 words (8 consecutive k each), zero past M and kEnd.
+#define A_PER (BM * BK / 8 / NT)
+#define B_PER (BK * BN / 8 / NT)
+#if ((BM * BK / 8) % NT) != 0 || ((BK * BN / 8) % NT) != 0
+#error tile shape and warp grid do not fit
+#endif
+uvec4 wordA(uint e, uint k0, uint kEnd, uint aBase, uint m0) {
+    uint row = e / (BK / 8), q = e % (BK / 8);
+    uint m = m0 + row, k = k0 + 8u * q;
+    uvec4 v = uvec4(0u);
+#ifdef VEC_A
+    if (m < p.M && k + 8u <= kEnd) {
+        v = a4[(aBase + m * p.aM + k) / 8u];
+    } else
+#endif
+    if (m < p.M && k < kEnd) {
+        float h[8];
+        for (uint t = 0u; t < 8u; ++t) h[t] = k + t < kEnd ? float(a[aBase + m * p.aM + (k + t) * p.aK]) : 0.0;
+        v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
+    }
+    return v;
+}
+// Word e of a BK-slice of B: BK rows x BN / 8 words (8 consecutive n each), zero past kEnd and N.
+uvec4 wordB(uint e, uint k0, uint kEnd, uint bBase, uint n0) {
+    uint row = e / (BN / 8), q = e % (BN / 8);
+    uint k = k0 + row, n = n0 + 8u * q;
+    uvec4 v = uvec4(0u);
+#ifdef VEC_B
+    if (k < kEnd && n + 8u <= p.N) {
+        v = b4[(bBase + k * p.bK + n) / 8u];
+    } else
+#endif
+    if (k < kEnd && n < p.N) {
+        float h[8];
+        for (uint t = 0u; t < 8u; ++t) h[t] = n + t < p.N ? float(b[bBase + k * p.bK + (n + t) * p.bN]) : 0.0;
+        v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
+    }
+    return v;
+}
+
 void main() {
     const uint tid = gl_LocalInvocationIndex;
     const uint warp = tid / 32u, lane = tid % 32u;
@@ -81,43 +121,25 @@ void main() {
     for (uint i = 0u; i < FM; ++i)
         for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
 
+    // Register double buffering (as conv2d_cm.comp): slice k0 + BK is loaded from global
+    // memory while slice k0 is multiplied.
+    uvec4 aReg[A_PER], bReg[B_PER];
+    for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, kBegin, kEnd, aBase, m0);
+    for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, kBegin, kEnd, bBase, n0);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        // A: BM rows x 4 words (8 consecutive k each).
-        for (uint e = tid; e < BM * BK / 8; e += NT) {
-            uint row = e / (BK / 8), q = e % (BK / 8);
-            uint m = m0 + row, k = k0 + 8u * q;
-            uvec4 v = uvec4(0u);
-#ifdef VEC_A
-            if (m < p.M && k + 8u <= kEnd) {
-                v = a4[(aBase + m * p.aM + k) / 8u];
-            } else
-#endif
-            if (m < p.M && k < kEnd) {
-                float h[8];
-                for (uint t = 0u; t < 8u; ++t)
-                    h[t] = k + t < kEnd ? float(a[aBase + m * p.aM + (k + t) * p.aK]) : 0.0;
-                v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
-            }
-            As[row * (SA / 8) + q] = v;
+        for (uint i = 0u; i < A_PER; ++i) {
+            uint e = tid + i * NT;
+            As[(e / (BK / 8)) * (SA / 8) + e % (BK / 8)] = aReg[i];
         }
-        // B: BK rows x BN / 8 words (8 consecutive n each).
-        for (uint e = tid; e < BK * BN / 8; e += NT) {
-            uint row = e / (BN / 8), q = e % (BN / 8);
-            uint k = k0 + row, n = n0 + 8u * q;
-            uvec4 v = uvec4(0u);
-#ifdef VEC_B
-            if (k < kEnd && n + 8u <= p.N) {
-                v = b4[(bBase + k * p.bK + n) / 8u];
-            } else
-#endif
-            if (k < kEnd && n < p.N) {
-                float h[8];
-                for (uint t = 0u; t < 8u; ++t) h[t] = n + t < p.N ? float(b[bBase + k * p.bK + (n + t) * p.bN]) : 0.0;
-                v = uvec4(pack2(h[0], h[1]), pack2(h[2], h[3]), pack2(h[4], h[5]), pack2(h[6], h[7]));
-            }
-            Bs[row * (SB / 8) + q] = v;
+        for (uint i = 0u; i < B_PER; ++i) {
+            uint e = tid + i * NT;
+            Bs[(e / (BN / 8)) * (SB / 8) + e % (BN / 8)] = bReg[i];
         }
         barrier();
+        if (k0 + BK < kEnd) {
+            for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, k0 + BK, kEnd, aBase, m0);
+            for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, k0 + BK, kEnd, bBase, n0);
+        }
         for (uint kk = 0u; kk < BK; kk += 16u) {
             CM_FRAG_A fa[FM];
             CM_FRAG_B fb[FN];
