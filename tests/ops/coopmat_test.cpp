@@ -68,28 +68,59 @@ std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
     return in;
 }
 
-// The conv kernels of the float16 plan on `device`.
-std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const DeviceCapabilities& device) {
+// Every kernel of the float16 plan on `dev`, in schedule order.
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev) {
     auto model = b.build();
     PlanOptions o;
     o.precision = Precision::Float16;
-    o.device = device;
-    InputShapes shapes;
-    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    o.device = dev;
     auto j = planJson(*model, shapes, o);
     if (!j.ok()) {
         ADD_FAILURE() << j.status().toString();
         return {};
     }
     std::vector<std::string> kernels;
-    const json plan = json::parse(*j);  // kept alive: iterating a temporary's member would dangle
-    for (const auto& d : plan["schedule"]) {
-        std::string k = d["kernel"];
-        if (k.rfind("conv", 0) == 0) kernels.push_back(k);
-    }
-    if (kernels.empty()) ADD_FAILURE() << "no conv kernel in " << *j;
+    const json plan = json::parse(*j);
+    for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
     return kernels;
+}
+
+// The conv kernels of the float16 plan on `device`.
+std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const DeviceCapabilities& device) {
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    std::vector<std::string> kernels;
+    for (const auto& k : planKernels(b, shapes, device))
+        if (k.rfind("conv", 0) == 0) kernels.push_back(k);
+    if (kernels.empty()) ADD_FAILURE() << "no conv kernel in the plan";
+    return kernels;
+}
+
+// The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory).
+DeviceCapabilities h200Description() {
+    DeviceCapabilities d;
+    d.cooperativeMatrix16 = true;
+    d.subgroupSize = 32;
+    d.sharedMemoryBytes = 48 * 1024;
+    d.float16Arithmetic = true;
+    return d;
+}
+
+// The float16 model against the CPU on the emulated cooperative-matrix kernels, and on the
+// tensor cores too where the device has them.
+void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const std::string& what) {
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, inputs, what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        expectGpuMatchesCpuWith(b, inputs, what + " (tensor cores)", coopmatTolerance(), nv);
+    }
 }
 
 DeviceCapabilities emulated() {
@@ -120,11 +151,7 @@ const std::vector<ConvCase>& cases() {
 // the NV kernels for float16 convolutions that fill 16x16 fragments; lavapipe, float32 plans
 // and depthwise convolutions keep the portable kernels.
 TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
-    DeviceCapabilities h200;
-    h200.cooperativeMatrix16 = true;
-    h200.subgroupSize = 32;
-    h200.sharedMemoryBytes = 48 * 1024;
-    h200.float16Arithmetic = true;
+    const DeviceCapabilities h200 = h200Description();
     DeviceCapabilities lavapipe;
     lavapipe.subgroupSize = 8;
     lavapipe.sharedMemoryBytes = 32 * 1024;
@@ -209,16 +236,7 @@ TEST_P(CoopmatConvRuns, MatchCpuReference) {
     auto kernels = convKernels(b, inputs, emulated());
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0].rfind("conv2d_cm", 0), 0u) << c.what << " did not select the cooperative-matrix kernel";
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
-    const DeviceInfo& dev = gpuContext().device();
-    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
-        SessionOptions nv;
-        nv.precision = Precision::Float16;
-        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
-    }
+    expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, CoopmatConvRuns, ::testing::Range<size_t>(0, 12),
@@ -264,22 +282,6 @@ const std::vector<GemmCase>& gemmCases() {
     return all;
 }
 
-std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev) {
-    auto model = b.build();
-    PlanOptions o;
-    o.precision = Precision::Float16;
-    o.device = dev;
-    auto j = planJson(*model, shapes, o);
-    if (!j.ok()) {
-        ADD_FAILURE() << j.status().toString();
-        return {};
-    }
-    std::vector<std::string> kernels;
-    const json plan = json::parse(*j);
-    for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
-    return kernels;
-}
-
 class CoopmatGemmRuns : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(CoopmatGemmRuns, MatchCpuReference) {
@@ -290,26 +292,14 @@ TEST_P(CoopmatGemmRuns, MatchCpuReference) {
         << c.what << ": expected " << c.kernel << " among the plan's kernels";
     VKINFER_REQUIRE_GPU();
     std::vector<NamedTensor> inputs{{"a", rnd(c.a, c.what + "a")}};
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
-    const DeviceInfo& dev = gpuContext().device();
-    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
-        SessionOptions nv;
-        nv.precision = Precision::Float16;
-        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
-    }
+    expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
 INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 6),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
 TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
-    DeviceCapabilities h200;
-    h200.cooperativeMatrix16 = true;
-    h200.subgroupSize = 32;
-    h200.sharedMemoryBytes = 48 * 1024;
+    const DeviceCapabilities h200 = h200Description();
     // A batch-1 classifier (1 x 1280 by 1280 x 1000): one row, memory-bound: portable kernel.
     GemmCase classifier{"classifier", {1, 1280}, {1280, 1000}};
     auto k = planKernels(gemmModel(classifier), {{"a", classifier.a}}, h200);
@@ -330,11 +320,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
                         "tested on the GPU machine (docs/BENCHMARKS.md); the emulated ones ran above";
     // The session describes its device as the H200 description above does, so its plan takes
     // the tensor-core kernel that description selects.
-    DeviceCapabilities h200;
-    h200.cooperativeMatrix16 = true;
-    h200.subgroupSize = 32;
-    h200.sharedMemoryBytes = 48 * 1024;
-    h200.float16Arithmetic = true;
+    const DeviceCapabilities h200 = h200Description();
     ConvCase big{"big", {1, 64, 96, 96}, 64, 3};
     OnnxBuilder b = convModel(big);
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
