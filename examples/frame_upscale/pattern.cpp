@@ -131,11 +131,15 @@ void Pattern::recordCompositeAndReadback(VkCommandBuffer cmd, Slot& s, uint32_t 
                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
-void Pattern::submitAndWait(VkCommandBuffer cmd, VkFence fence) {
+void Pattern::submitOne(VkCommandBuffer cmd, VkFence fence) {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
     DEMO_VK(vkQueueSubmit(host_.queue, 1, &si, fence));
+}
+
+void Pattern::submitAndWait(VkCommandBuffer cmd, VkFence fence) {
+    submitOne(cmd, fence);
     waitFence(fence);
 }
 

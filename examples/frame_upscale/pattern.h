@@ -94,6 +94,8 @@ protected:
     void recordSceneReadback(VkCommandBuffer cmd, Slot& s);
     // The composite pass, then the copy of the frame to host memory.
     void recordCompositeAndReadback(VkCommandBuffer cmd, Slot& s, uint32_t frame);
+    // One command buffer to the host queue, signalling `fence`.
+    void submitOne(VkCommandBuffer cmd, VkFence fence);
     void submitAndWait(VkCommandBuffer cmd, VkFence fence);
     void waitFence(VkFence fence);
     // The slot's pixels and times after its fence; frees the slot.

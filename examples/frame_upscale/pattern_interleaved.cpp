@@ -101,10 +101,7 @@ public:
         recordCompositeAndReadback(cmd, s, frame);
         timer_.stamp(cmd, slot, kDone, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
         DEMO_VK(vkEndCommandBuffer(cmd));
-        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.commandBufferCount = 1;
-        si.pCommandBuffers = &cmd;
-        DEMO_VK(vkQueueSubmit(host_.queue, 1, &si, s.fence));
+        submitOne(cmd, s.fence);
     }
 
     FrameOutput collect(uint32_t frame) override {

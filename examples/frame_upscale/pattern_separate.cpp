@@ -135,10 +135,7 @@ public:
         recordCompositeAndReadback(b, s, frame);
         timer_.stamp(b, slot, kDone, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
         DEMO_VK(vkEndCommandBuffer(b));
-        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.commandBufferCount = 1;
-        si.pCommandBuffers = &b;
-        DEMO_VK(vkQueueSubmit(host_.queue, 1, &si, s.fence));
+        submitOne(b, s.fence);
     }
 
     FrameOutput collect(uint32_t frame) override {
