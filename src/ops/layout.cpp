@@ -204,7 +204,9 @@ void lowerConcat(LowerContext& ctx, const Node& n) {
     const auto& out = ctx.value(n.outputs[0]);
     auto slices = concatSlices(n, shapes, out.shape);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-        if (ctx.storedInside(n.inputs[i], n.outputs[0])) continue;  // its producer wrote it in place
+        // Its producer wrote it in place.
+        if (ctx.storedAt(n.inputs[i], n.outputs[0], slices[i].outOffset * static_cast<int64_t>(dataTypeSize(out.dtype))))
+            continue;
         emitStridedCopy(ctx, n, n.inputs[i], n.outputs[0], slices[i].dims, slices[i].inStride, slices[i].outStride, 0,
                         slices[i].outOffset, dataTypeSize(out.dtype));
     }

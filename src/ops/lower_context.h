@@ -53,11 +53,14 @@ public:
     void setNode(int node) { node_ = node; }
     int node() const { return node_; }
 
-    // True when the planner placed `value` inside `target` (in-place Concat): the producer
-    // of `value` already wrote it there, so no copy is needed.
-    bool storedInside(int value, int target) const {
-        return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
-               (*aliasParent_)[value] == target;
+    // True when the planner placed `value` at byte `offset` of `target`'s storage (in-place
+    // Concat, also through a prefix Concat that is itself a view of a longer one): the
+    // producer of `value` already wrote it there, so no copy is needed.
+    bool storedAt(int value, int target, int64_t offset) const {
+        if (!aliasParent_ || value < 0 || target < 0) return false;
+        int64_t valueOffset = 0, targetOffset = 0;
+        int valueRoot = aliasRoot(value, &valueOffset), targetRoot = aliasRoot(target, &targetOffset);
+        return valueRoot != value && valueRoot == targetRoot && valueOffset == targetOffset + offset;
     }
     // True when `value` (a node's output) is stored inside another value: a slice of an
     // in-place Concat, so its producer runs beside the Concat's other producers.
@@ -65,7 +68,12 @@ public:
         return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
                (*aliasParent_)[value] >= 0;
     }
-    void setAliasParents(const std::vector<int>* parents) { aliasParent_ = parents; }
+    // The planner's storage aliasing: value v lives at byte offsets[v] of parents[v] (-1: its
+    // own storage). Both vectors stay owned by the caller.
+    void setAliases(const std::vector<int>* parents, const std::vector<int64_t>* offsets) {
+        aliasParent_ = parents;
+        aliasOffset_ = offsets;
+    }
 
 private:
     graph::Graph& g_;
@@ -73,6 +81,15 @@ private:
     DeviceCapabilities device_;
     int node_ = -1;
     const std::vector<int>* aliasParent_ = nullptr;
+    const std::vector<int64_t>* aliasOffset_ = nullptr;
+
+    int aliasRoot(int v, int64_t* offset) const {
+        while (static_cast<size_t>(v) < aliasParent_->size() && (*aliasParent_)[v] >= 0) {
+            *offset += (*aliasOffset_)[v];
+            v = (*aliasParent_)[v];
+        }
+        return v;
+    }
 };
 
 // Binding helpers.

@@ -58,19 +58,62 @@ bool producesWithDispatch(const Graph& g, int value, const std::vector<char>& is
     return p >= 0 && !isView[p];
 }
 
-// Concat writes each input into a contiguous slice of its output when everything before the
-// axis has extent 1; an input qualifies when its producer can write there directly.
-void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t alignment, Aliases& al) {
-    for (const Node& n : g.nodes) {
-        if (n.opType != "Concat") continue;
+// The axis of Concat node `n` when it can be written in place: everything before the axis
+// has extent 1, so each input's slice of the output is contiguous bytes. -1 otherwise.
+int64_t inPlaceConcatAxis(const Graph& g, const Node& n) {
+    if (n.opType != "Concat") return -1;
+    const auto& shape = g.values[n.outputs[0]].shape;
+    int64_t rank = static_cast<int64_t>(shape.size());
+    int64_t axis = n.attrInt("axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return -1;
+    for (int64_t d = 0; d < axis; ++d)
+        if (shape[d] != 1) return -1;
+    return axis;
+}
+
+bool isStrictPrefix(const std::vector<int>& shorter, const std::vector<int>& longer) {
+    return shorter.size() < longer.size() && std::equal(shorter.begin(), shorter.end(), longer.begin());
+}
+
+// A Concat whose inputs begin another Concat's inputs (DenseNet: every layer concatenates the
+// block's features so far) is the leading bytes of that longer Concat's output: it becomes a
+// view at offset 0 of the longest such Concat, so that each feature is written once, by its
+// producer, into the block's final buffer. Returns the host Concat node of each node, or -1.
+std::vector<int> planConcatPrefixes(const Graph& g, Aliases& al) {
+    std::vector<int> host(g.nodes.size(), -1);
+    std::vector<int> candidates;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (inPlaceConcatAxis(g, g.nodes[i]) >= 0) candidates.push_back(static_cast<int>(i));
+    for (int a : candidates) {
+        const Node& n = g.nodes[a];
         int out = n.outputs[0];
-        const auto& shape = g.values[out].shape;
-        int64_t rank = static_cast<int64_t>(shape.size());
-        int64_t axis = n.attrInt("axis", 0);
-        if (axis < 0) axis += rank;
-        int64_t outer = 1;
-        for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-        if (outer != 1) continue;
+        if (al.parent[out] >= 0 || g.isGraphOutput(out) || g.isGraphInput(out)) continue;
+        int best = -1;
+        for (int b : candidates) {
+            const Node& m = g.nodes[b];
+            if (inPlaceConcatAxis(g, m) != inPlaceConcatAxis(g, n) || !isStrictPrefix(n.inputs, m.inputs)) continue;
+            if (g.values[m.outputs[0]].dtype != g.values[out].dtype) continue;
+            if (best < 0 || m.inputs.size() > g.nodes[best].inputs.size()) best = b;
+        }
+        if (best < 0) continue;
+        host[a] = best;
+        al.parent[out] = g.nodes[best].outputs[0];
+        al.offset[out] = 0;
+    }
+    return host;
+}
+
+// Concat writes each input into a contiguous slice of its output when everything before the
+// axis has extent 1; an input qualifies when its producer can write there directly. A prefix
+// Concat (planConcatPrefixes) keeps its view only if all of its inputs landed in place in its
+// host: a copy the host makes runs after the prefix's readers.
+void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t alignment, Aliases& al) {
+    std::vector<int> host = planConcatPrefixes(g, al);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
+        if (inPlaceConcatAxis(g, n) < 0 || host[i] >= 0) continue;
+        int out = n.outputs[0];
         int64_t offset = 0;
         for (int in : n.inputs) {
             int64_t bytes = g.values[in].byteSize();
@@ -84,6 +127,18 @@ void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t 
             }
             offset += bytes;
         }
+    }
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (host[i] < 0) continue;
+        const Node& n = g.nodes[i];
+        int hostOut = g.nodes[host[i]].outputs[0];
+        int64_t offset = 0;
+        bool allInPlace = true;
+        for (int in : n.inputs) {
+            allInPlace = allInPlace && al.parent[in] == hostOut && al.offset[in] == offset;
+            offset += g.values[in].byteSize();
+        }
+        if (!allInPlace) al.parent[n.outputs[0]] = -1;
     }
 }
 
@@ -148,7 +203,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     // Lowering.
     std::vector<ops::Dispatch> dispatches;
     ops::LowerContext ctx(g, dispatches, options.device);
-    ctx.setAliasParents(&al.parent);
+    ctx.setAliases(&al.parent, &al.offset);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (isView[i]) continue;
         const Node& n = g.nodes[i];

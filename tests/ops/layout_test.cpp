@@ -48,6 +48,48 @@ TEST(ConcatOp, InPlaceThenConsumed) {
     expectGpuMatchesCpu(b, {{"x", randomTensor({1, 8, 9, 9}, 5)}}, "fire module");
 }
 
+TEST(ConcatOp, DenseBlockPrefixesShareTheLastConcat) {
+    VKINFER_REQUIRE_GPU();
+    // DenseNet's block: layer l concatenates [x0, f1 .. f(l-1)] and convolves it into fl; each
+    // shorter Concat is the leading bytes of the block's last one, so every feature is written
+    // once, in place, and no Concat copies (16 channels x 4x4 floats: 64-byte aligned slices).
+    OnnxBuilder b;
+    b.input("x", {1, 3, 4, 4}).output("y");
+    addConv(b, "x", "x0", 3, 16, 1);
+    std::vector<std::string> features{"x0"};
+    for (int l = 1; l <= 3; ++l) {
+        std::string cat = fmt::format("cat{}", l), f = fmt::format("f{}", l);
+        if (features.size() == 1) {
+            addConv(b, features[0], f, 16, 16, 10 * l);
+        } else {
+            attr(b.node("Concat", features, {cat}), "axis", int64_t{1});
+            addConv(b, cat, f, 16 * static_cast<int64_t>(features.size()), 16, 10 * l);
+        }
+        features.push_back(f);
+    }
+    attr(b.node("Concat", features, {"cat"}), "axis", int64_t{1});
+    addConv(b, "cat", "y", 64, 8, 99, 1);
+    std::vector<NamedTensor> in{{"x", randomTensor({1, 3, 4, 4}, 4)}};
+    EXPECT_EQ(planDispatches(b, in), 5) << "five convs, no copies";
+    expectGpuMatchesCpu(b, in, "dense block");
+}
+
+TEST(ConcatOp, PrefixConcatWithACopiedInputKeepsItsOwnStorage) {
+    VKINFER_REQUIRE_GPU();
+    // The shared leading input is a graph input, so the last Concat copies it, after the
+    // shorter Concat's reader ran: the shorter one must not be a view of the longer.
+    OnnxBuilder b;
+    b.input("x", {1, 16, 4, 4}).output("y");
+    addConv(b, "x", "f1", 16, 16, 1);
+    attr(b.node("Concat", {"x", "f1"}, {"cat1"}), "axis", int64_t{1});
+    addConv(b, "cat1", "f2", 32, 16, 2);
+    attr(b.node("Concat", {"x", "f1", "f2"}, {"cat2"}), "axis", int64_t{1});
+    addConv(b, "cat2", "y", 48, 8, 3, 1);
+    std::vector<NamedTensor> in{{"x", randomTensor({1, 16, 4, 4}, 4)}};
+    EXPECT_EQ(planDispatches(b, in), 6) << "three convs; x and f1 copied into cat1, x into cat2";
+    expectGpuMatchesCpu(b, in, "prefix concat with a graph input");
+}
+
 TEST(ConcatOp, CopyPaths) {
     VKINFER_REQUIRE_GPU();
     // Batch 2 at axis 1: every input is strided in the output, so each one is copied.
