@@ -10,13 +10,25 @@
 // activation per element before the float16 store (cooperative matrices have no per-element
 // functions). SPLITK: as conv2d.comp, float partial sums part[s][oc][n] for
 // conv_splitk_reduce.comp.
+// Channels-last (NHWC) activations, chosen by the planner between cooperative-matrix convs
+// (ops/conv_layout.h): with IN_NHWC the input is [N][H][W][C] and the reduction runs
+// k = (ky, kx, ci), so each invocation loads 8 consecutive channels as one 16-byte word
+// (C and C/groups multiples of 8) and both tiles go through shared memory as such words, B
+// stored column-major (the reduction contiguous). p.outNhwc makes the output, the residual
+// and the split-K partial sums channels-last (part[s][n][oc]).
 // Grid: x (spilling into y past 65535) walks the pixel tiles; z = (split * groups + group) *
 // mTiles + m-tile. Defines: BM, BN, WARPS_M, WARPS_N, RESIDUAL, SPLITK, POINTWISE (1x1
-// kernel, stride 1, no padding: the gather needs no table), and CM_NV / CM_KHR / CM_EMULATE
-// (coopmat.glsl).
+// kernel, stride 1, no padding: the gather needs no table), IN_NHWC, and CM_NV / CM_KHR /
+// CM_EMULATE (coopmat.glsl).
 #define T_F16
 #include "common.glsl"
 #include "types.glsl"
+#ifdef IN_NHWC
+#define CM_UNIT 8u
+#define CM_A(h) cmHalf(As[(h) >> 3], h)
+#define CM_B(h) cmHalf(Bs[(h) >> 3], h)
+#define CM_B_COLUMN_MAJOR
+#endif
 #include "coopmat.glsl"
 
 #define BK 32
@@ -27,6 +39,7 @@
 #define FN (WTN / 16)
 #define SA (BK + 8)  // halves per shared row of A (16-byte aligned rows, fewer bank conflicts)
 #define SB (BN + 8)
+#define SBT (BK + 8)  // halves per shared column of B when it is stored column-major (IN_NHWC)
 #if (NT % BN) != 0 || (WTM % 16) != 0 || (WTN % 16) != 0 || ((BM * BK / 8) % NT) != 0
 #error tile shape and warp grid do not fit
 #endif
@@ -37,6 +50,7 @@ layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
 layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
 #endif
 layout(std430, binding = 1) readonly buffer In { float16_t x[]; };
+layout(std430, binding = 1) readonly buffer In8 { uvec4 xq[]; };  // IN_NHWC: 8 channels a word
 layout(std430, binding = 2) readonly buffer Weight { uvec4 wq[]; };  // [groups][Mpad][Kpad] halves
 layout(std430, binding = 3) readonly buffer Bias { float16_t bias[]; };
 layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
@@ -51,16 +65,49 @@ layout(push_constant) uniform Params {
     uint padH, padW, DH, DW;
     uint kChunk;  // reduction indices per split (a multiple of BK; Kpad without split-K)
     uint Kpad, Mpad;
+    uint outNhwc;  // 1: output, residual and partial sums channels-last
 } p;
 
+#ifdef IN_NHWC
+shared uvec4 As[BM * SA / 8];
+shared uvec4 Bs[BN * SBT / 8];
+#else
 shared float16_t As[BM * SA];
 shared float16_t Bs[BK * SB];
+#endif
 shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 
 #define KSTEP (NT / BN)
 #define A_PER (BM * BK / 8 / NT)
 #define B_PER (BK / KSTEP)
-#if BM >= 64
+#ifdef IN_NHWC
+#define B_WORDS (BK / 8 * BN / NT)
+// Global loads of one BK-slice: A as in loadSlice below; B: this thread's pixel, channel
+// words kqFirst, kqFirst + NT / BN, ... of the slice (8 reduction indices each, one (ky, kx)
+// since C/groups is a multiple of 8); zero outside the image and past this split.
+void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, bool nValid, int xBase, int iy0, int ix0, uint kqFirst,
+                   out uvec4 aReg[A_PER], out uvec4 bReg[B_WORDS]) {
+    const uint tid = gl_LocalInvocationIndex;
+    for (uint i = 0u; i < A_PER; ++i) {
+        uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
+        aReg[i] = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
+    }
+    for (uint i = 0u; i < B_WORDS; ++i) {
+        uint k = k0 + (kqFirst + i * (NT / BN)) * 8u;
+        uvec4 v = uvec4(0u);
+        if (nValid && k < kEnd) {
+#ifdef POINTWISE
+            v = xq[(xBase + int(k)) >> 3];
+#else
+            ivec4 kt = kTable[k];
+            int iy = iy0 + kt.y, ix = ix0 + kt.z;
+            if (uint(iy) < p.H && uint(ix) < p.W) v = xq[(xBase + kt.x) >> 3];
+#endif
+        }
+        bReg[i] = v;
+    }
+}
+#elif BM >= 64
 // Global loads of one BK-slice into registers. A: BM rows of BK halves, 8 halves per uvec4
 // (rows past Mg and k past K are zeros in the packed weights). B: this thread's column of the
 // im2col gather, rows kkFirst, kkFirst + KSTEP, ...; zero outside the image and past this
@@ -125,11 +172,38 @@ void main() {
         uint oy = pix / p.OW, ox = pix % p.OW;
         iy0 = int(oy * p.SH) - int(p.padH);
         ix0 = int(ox * p.SW) - int(p.padW);
+#ifdef IN_NHWC
+        xBase = (int(b * p.H) + iy0) * int(p.W * p.C) + ix0 * int(p.C) + int(g * Cg);
+#else
         xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
+#endif
     }
     const uint aRow0 = g * p.Mpad + m0;
 
-#if BM >= 64
+#ifdef IN_NHWC
+    // Register double buffering as below, for both tile sizes: the loads are few words here.
+    uvec4 aReg[A_PER];
+    uvec4 bReg[B_WORDS];
+    loadSliceNhwc(kBegin, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+    for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
+        for (uint i = 0u; i < A_PER; ++i) {
+            uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
+            As[row * (SA / 8u) + q] = aReg[i];
+        }
+        for (uint i = 0u; i < B_WORDS; ++i) Bs[nnLoad * (SBT / 8u) + kkFirst + i * (NT / BN)] = bReg[i];
+        barrier();
+        if (k0 + BK < kEnd) loadSliceNhwc(k0 + BK, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+        for (uint kk = 0u; kk < BK; kk += 16u) {
+            CM_FRAG_A a[FM];
+            CM_FRAG_B b[FN];
+            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
+            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], (wn * WTN + j * 16u) * SBT + kk, SBT);
+            for (uint i = 0u; i < FM; ++i)
+                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
+        }
+        barrier();
+    }
+#elif BM >= 64
     // Register double buffering: the global loads of slice k0 + BK are issued before the
     // multiplies of slice k0, so their latency hides behind the tensor-core work; shared
     // memory holds one slice. The 32-row tile keeps the single-buffered loop below: through
@@ -205,19 +279,21 @@ void main() {
     for (uint i = 0u; i < FM; ++i) {
         for (uint j = 0u; j < FN; ++j) {
             CM_STAGE(acc[i][j], warp);
-            barrier();
+            CM_WARP_SYNC();
             for (uint t = 0u; t < 8u; ++t) {
-                uint e = lane + 32u * t, r = e / 16u, c = e % 16u;
+                // Consecutive lanes store consecutive addresses: pixels in NCHW, channels in NHWC.
+                uint e = lane + 32u * t;
+                uint r = p.outNhwc != 0u ? e % 16u : e / 16u, c = p.outNhwc != 0u ? e / 16u : e % 16u;
                 uint m = m0 + wm * WTM + i * 16u + r;
                 uint n = n0 + wn * WTN + j * 16u + c;
                 if (m >= Mg || n >= NP) continue;
                 uint oc = g * Mg + m;
                 float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + c];
 #ifdef SPLITK
-                part[(split * p.M + oc) * NP + n] = v;
+                part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = v;
 #else
                 uint b = n / OHW, pix = n % OHW;
-                uint idx = (b * p.M + oc) * OHW + pix;
+                uint idx = p.outNhwc != 0u ? n * p.M + oc : (b * p.M + oc) * OHW + pix;
                 v += float(bias[oc]);
 #ifdef RESIDUAL
                 v += float(res[idx]);
@@ -225,7 +301,7 @@ void main() {
                 y[idx] = float16_t(activate(v));
 #endif
             }
-            barrier();
+            CM_WARP_SYNC();
         }
     }
 }

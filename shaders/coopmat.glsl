@@ -13,12 +13,21 @@
 // The kernel declares the operand tiles `shared As[]`, `Bs[]` (float16_t, or uvec4 holding 8
 // halves: define CM_UNIT 8 and the accessors CM_A(h), CM_B(h) returning half h as a float)
 // and `shared float Cs[]` (per-warp staging of one accumulator, CM_CS_STRIDE floats a row).
-// Offsets and strides given to CM_LOAD_* are in halves.
+// CM_WARP_SYNC() orders a warp's staging stores before its reads (and the reads before the
+// next stores): a subgroup barrier where a warp is a subgroup, a workgroup barrier emulated.
+// Offsets and strides given to CM_LOAD_* are in halves. CM_LOAD_B reads B row-major (k, n at
+// offset + k * stride + n); with CM_B_COLUMN_MAJOR defined, column-major (offset + n * stride
+// + k), for kernels that stage B with the reduction contiguous.
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 
 #define CM_CS_STRIDE 20u   // floats per staged row: 16 + 4 so that rows start on other banks
 #define CM_CS_WARP (16u * CM_CS_STRIDE)
+#ifdef CM_B_COLUMN_MAJOR
+#define CM_B_COLUMNS true
+#else
+#define CM_B_COLUMNS false
+#endif
 #ifndef CM_UNIT
 #define CM_UNIT 1u
 #define CM_A(h) float(As[h])
@@ -28,35 +37,44 @@
 #if defined(CM_NV)
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
 #define CM_FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define CM_FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 #define CM_ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define CM_ZERO(acc) acc = CM_ACC(0.0)
 #define CM_LOAD_A(frag, offset, stride) coopMatLoadNV(frag, As, (offset) / CM_UNIT, (stride) / CM_UNIT, false)
-#define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, false)
+#define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_COLUMNS)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAddNV(a, b, acc)
 #define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, false)
+#define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_KHR)
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
 #define CM_FRAG_A coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA>
 #define CM_FRAG_B coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 #define CM_ACC coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
 #define CM_ZERO(acc) acc = CM_ACC(0.0)
 #define CM_LOAD_A(frag, offset, stride) \
     coopMatLoad(frag, As, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutRowMajor)
-#define CM_LOAD_B(frag, offset, stride) \
-    coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutRowMajor)
+#ifdef CM_B_COLUMN_MAJOR
+#define CM_B_LAYOUT gl_CooperativeMatrixLayoutColumnMajor
+#else
+#define CM_B_LAYOUT gl_CooperativeMatrixLayoutRowMajor
+#endif
+#define CM_LOAD_B(frag, offset, stride) coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_LAYOUT)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAdd(a, b, acc)
 #define CM_STAGE(acc, warp) \
     coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
+#define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_EMULATE)
 // Loops kept rolled: unrolled, the 16-long sums of every accumulator element made each
 // kernel's pipeline take tens of seconds to compile on lavapipe.
 #extension GL_EXT_control_flow_attributes : require
-struct CmFrag {
+struct CmFrag {  // element (r, c) at offset + r * rowStride + c * colStride, in halves
     uint offset;
-    uint stride;
+    uint rowStride;
+    uint colStride;
 };
 // Invocation `lane` of a warp holds accumulator elements lane + 32 * t, t = 0..7: element e
 // is row e / 16, column e % 16.
@@ -65,14 +83,19 @@ struct CmFrag {
 #define CM_ACC float[8]
 #define CM_ZERO(acc) \
     for (uint cm_t = 0u; cm_t < 8u; ++cm_t) acc[cm_t] = 0.0
-#define CM_LOAD_A(frag, off, str) frag = CmFrag(off, str)
-#define CM_LOAD_B(frag, off, str) frag = CmFrag(off, str)
+#define CM_LOAD_A(frag, off, str) frag = CmFrag(off, str, 1u)
+#ifdef CM_B_COLUMN_MAJOR
+#define CM_LOAD_B(frag, off, str) frag = CmFrag(off, 1u, str)
+#else
+#define CM_LOAD_B(frag, off, str) frag = CmFrag(off, str, 1u)
+#endif
 #define CM_MULADD(acc, a, b)                                                                    \
     [[dont_unroll]] for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t, cm_r = cm_e / 16u, cm_c = cm_e % 16u; \
         float cm_s = acc[cm_t];                                                                 \
         [[dont_unroll]] for (uint cm_k = 0u; cm_k < 16u; ++cm_k)                                \
-            cm_s += CM_A(a.offset + cm_r * a.stride + cm_k) * CM_B(b.offset + cm_k * b.stride + cm_c); \
+            cm_s += CM_A(a.offset + cm_r * a.rowStride + cm_k * a.colStride) *                \
+                    CM_B(b.offset + cm_k * b.rowStride + cm_c * b.colStride);                   \
         acc[cm_t] = cm_s;                                                                       \
     }
 #define CM_STAGE(acc, warp)                                                                     \
@@ -80,6 +103,15 @@ struct CmFrag {
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
         Cs[(warp) * CM_CS_WARP + (cm_e / 16u) * CM_CS_STRIDE + cm_e % 16u] = acc[cm_t];        \
     }
+// A logical warp need not be one subgroup here: the whole workgroup waits.
+#define CM_WARP_SYNC() barrier()
 #else
 #error define CM_NV, CM_KHR or CM_EMULATE
 #endif
+
+// Half h of a word of 8 halves (the accessors of CM_UNIT 8 kernels).
+float cmHalf(uvec4 v, uint h) {
+    uint w = (h & 7u) >> 1;
+    uint word = w == 0u ? v.x : w == 1u ? v.y : w == 2u ? v.z : v.w;
+    return unpackHalf2x16(word)[h & 1u];
+}

@@ -13,11 +13,6 @@
 #include "types.glsl"
 
 #define CM_UNIT 8u
-float cmHalf(uvec4 v, uint h) {
-    uint w = (h & 7u) >> 1;
-    uint word = w == 0u ? v.x : w == 1u ? v.y : w == 2u ? v.z : v.w;
-    return unpackHalf2x16(word)[h & 1u];
-}
 #define CM_A(h) cmHalf(As[(h) >> 3], h)
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
 #include "coopmat.glsl"
@@ -154,7 +149,7 @@ void main() {
     for (uint i = 0u; i < FM; ++i) {
         for (uint j = 0u; j < FN; ++j) {
             CM_STAGE(acc[i][j], warp);
-            barrier();
+            CM_WARP_SYNC();
             for (uint t = 0u; t < 8u; ++t) {
                 uint e = lane + 32u * t, r = e / 16u, cc = e % 16u;
                 uint m = m0 + wm * WTM + i * 16u + r;
@@ -171,7 +166,7 @@ void main() {
                 y[(bt * p.M + m) * p.N + n] = float16_t(activate(v));
 #endif
             }
-            barrier();
+            CM_WARP_SYNC();
         }
     }
 }

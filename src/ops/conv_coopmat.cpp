@@ -18,6 +18,7 @@ struct CoopmatConvParams {
     uint32_t padH, padW, DH, DW;
     uint32_t kChunk;
     uint32_t Kpad, Mpad;
+    uint32_t outNhwc;
 };
 
 bool pointwise(const ConvGeom& g) {
@@ -43,16 +44,40 @@ CoopmatConvTile coopmatConvTile(const ConvGeom& g) {
     return t;
 }
 
-Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm) {
-    const int64_t Mg = g.Mg(), K = g.K();
+Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm, bool channelsLast) {
+    const int64_t Mg = g.Mg(), K = g.K(), Cg = g.Cg(), taps = g.KH * g.KW;
     const int64_t Mpad = roundUp(Mg, bm), Kpad = roundUp(K, kCoopmatTileK);
     Tensor packed(DataType::Float16, {g.groups, Mpad, Kpad});  // zero-filled
     const auto* src = w.as<uint16_t>();
     auto* dst = packed.as<uint16_t>();
     for (int64_t grp = 0; grp < g.groups; ++grp)
-        for (int64_t m = 0; m < Mg; ++m)
-            std::memcpy(dst + (grp * Mpad + m) * Kpad, src + (grp * Mg + m) * K, static_cast<size_t>(K) * 2);
+        for (int64_t m = 0; m < Mg; ++m) {
+            const uint16_t* from = src + (grp * Mg + m) * K;  // [ci][ky][kx]
+            uint16_t* to = dst + (grp * Mpad + m) * Kpad;
+            if (!channelsLast) {
+                std::memcpy(to, from, static_cast<size_t>(K) * 2);
+                continue;
+            }
+            for (int64_t ci = 0; ci < Cg; ++ci)  // to [ky][kx][ci]
+                for (int64_t t = 0; t < taps; ++t) to[t * Cg + ci] = from[ci * taps + t];
+        }
     return packed;
+}
+
+Tensor channelsLastReductionTable(const ConvGeom& g) {
+    const int64_t Cg = g.Cg();
+    Tensor t(DataType::Int32, {g.K(), 4});
+    int32_t* e = t.as<int32_t>();
+    for (int64_t ky = 0; ky < g.KH; ++ky)
+        for (int64_t kx = 0; kx < g.KW; ++kx)
+            for (int64_t ci = 0; ci < Cg; ++ci, e += 4) {
+                int64_t dy = ky * g.DH, dx = kx * g.DW;
+                e[0] = static_cast<int32_t>((dy * g.W + dx) * g.C + ci);
+                e[1] = static_cast<int32_t>(dy);
+                e[2] = static_cast<int32_t>(dx);
+                e[3] = 0;
+            }
+    return t;
 }
 
 void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual) {
@@ -69,14 +94,18 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     int64_t splits = (K + kChunk - 1) / kChunk;
     if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;
 
+    const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
-    const int packedW = ctx.addConstant(n.name + "_cm_weights", packCoopmatWeights(w, g, tile.bm));
-    const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
+    const int packedW = ctx.addConstant(n.name + "_cm_weights", packCoopmatWeights(w, g, tile.bm, inNhwc));
+    const int kTable =
+        ctx.addConstant(n.name + "_ktable", inNhwc ? channelsLastReductionTable(g) : reductionTable(g));
     int partial = -1;
-    if (splits > 1) partial = ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, g.M, pixels});
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
 
     const bool emulate = ctx.device().emulateCooperativeMatrix;
-    std::string kernel = "conv2d_cm" + std::to_string(tile.bm) + (pointwise(g) ? "_pw" : "") +
+    std::string kernel = "conv2d_cm" + std::to_string(tile.bm) + (inNhwc ? "_nhwc" : "") + (pointwise(g) ? "_pw" : "") +
                          (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "") + (emulate ? "_emu" : "_nv");
     Dispatch& d = ctx.emit(kernel);
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
@@ -85,7 +114,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     d.groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
     CoopmatConvParams p{u32(g.N),  u32(g.C),      u32(g.H),    u32(g.W),  u32(g.M),  u32(g.OH),   u32(g.OW),
                         u32(g.groups), u32(g.KH), u32(g.KW),   u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
-                        u32(g.DH), u32(g.DW),     u32(kChunk), u32(Kpad), u32(Mpad)};
+                        u32(g.DH), u32(g.DW),     u32(kChunk), u32(Kpad), u32(Mpad), outNhwc ? 1u : 0u};
     d.setPush(p);
     d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias),
                   readOf(kTable)};
@@ -93,7 +122,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
         if (residual >= 0) d.bindings.push_back(readOf(residual));
         return;
     }
-    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, DataType::Float16);
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, DataType::Float16, outNhwc);
 }
 
 }  // namespace vkinfer::ops

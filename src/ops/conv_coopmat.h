@@ -20,8 +20,11 @@ CoopmatConvTile coopmatConvTile(const ConvGeom& g);
 
 // The weights [M, Cg, KH, KW] as the kernel reads them: per group a zero-padded
 // [Mpad][Kpad] row-major block (Mpad a multiple of the tile's bm, Kpad of kCoopmatTileK), so
-// that tiles load as whole 16-byte words without bounds checks.
-Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm);
+// that tiles load as whole 16-byte words without bounds checks. The reduction runs
+// (ci, ky, kx), or (ky, kx, ci) for a channels-last input.
+Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm, bool channelsLast = false);
+// reductionTable's counterpart for a channels-last input: k = (ky, kx, ci), offsets in NHWC.
+Tensor channelsLastReductionTable(const ConvGeom& g);
 
 // Emits the dispatch (and split-K reduce) for `n`: bias is a value id, residual the node's
 // fourth input or -1.

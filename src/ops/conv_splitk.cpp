@@ -5,14 +5,14 @@
 namespace vkinfer::ops {
 
 void emitConvSplitKReduce(LowerContext& ctx, const Node& n, const ConvGeom& g, int64_t splits, int partial, int bias,
-                          int residual, DataType type) {
+                          int residual, DataType type, bool channelsLast) {
     requireIndexable(n, splits * g.M * g.pixels());
     const int64_t count = g.N * g.M * g.OH * g.OW;
     Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual >= 0 ? "_res" : ""), type));
     setActivation(r, n.activation);
     struct {
-        uint32_t count, M, pixels, splits;
-    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits)};
+        uint32_t count, M, pixels, splits, nhwc;
+    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits), channelsLast ? 1u : 0u};
     r.setPush(rp);
     setLaunch1d(r, count);
     r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};

@@ -9,7 +9,8 @@
 namespace vkinfer::ops {
 
 // `partial` holds [splits, M, pixels] float32 sums; `residual` is -1 when there is none.
+// channelsLast: partial is [splits, pixels, M], and the residual and output are NHWC.
 void emitConvSplitKReduce(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int64_t splits, int partial,
-                          int bias, int residual, DataType type);
+                          int bias, int residual, DataType type, bool channelsLast = false);
 
 }  // namespace vkinfer::ops

@@ -62,11 +62,10 @@ public:
         int valueRoot = aliasRoot(value, &valueOffset), targetRoot = aliasRoot(target, &targetOffset);
         return valueRoot != value && valueRoot == targetRoot && valueOffset == targetOffset + offset;
     }
-    // True when `value` (a node's output) is stored inside another value: a slice of an
-    // in-place Concat, so its producer runs beside the Concat's other producers.
-    bool storedInsideAnother(int value) const {
-        return aliasParent_ && value >= 0 && static_cast<size_t>(value) < aliasParent_->size() &&
-               (*aliasParent_)[value] >= 0;
+    // The value whose storage holds `value` (an in-place Concat's output), or -1.
+    int storedIn(int value) const {
+        if (!aliasParent_ || value < 0 || static_cast<size_t>(value) >= aliasParent_->size()) return -1;
+        return (*aliasParent_)[value];
     }
     // The planner's storage aliasing: value v lives at byte offsets[v] of parents[v] (-1: its
     // own storage). Both vectors stay owned by the caller.
@@ -75,6 +74,12 @@ public:
         aliasOffset_ = offsets;
     }
 
+    // Whether `value` is stored channels-last (NHWC; ops/conv_layout.h chose it for the plan).
+    bool channelsLast(int value) const {
+        return value >= 0 && static_cast<size_t>(value) < channelsLast_.size() && channelsLast_[value];
+    }
+    void setChannelsLast(std::vector<char> perValue) { channelsLast_ = std::move(perValue); }
+
 private:
     graph::Graph& g_;
     std::vector<Dispatch>& out_;
@@ -82,6 +87,7 @@ private:
     int node_ = -1;
     const std::vector<int>* aliasParent_ = nullptr;
     const std::vector<int64_t>* aliasOffset_ = nullptr;
+    std::vector<char> channelsLast_;
 
     int aliasRoot(int v, int64_t* offset) const {
         while (static_cast<size_t>(v) < aliasParent_->size() && (*aliasParent_)[v] >= 0) {

@@ -279,8 +279,44 @@ int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK) {
     return ((K + splits - 1) / splits + kTileK - 1) / kTileK * kTileK;
 }
 
+namespace {
+
+// Whether value `v` depends on node `target` (or is its output): a walk up the producers.
+bool dependsOn(const graph::Graph& g, int v, int target, std::vector<char>& seen) {
+    if (v < 0 || seen[v]) return false;
+    seen[v] = 1;
+    int p = g.values[v].producer;
+    if (p < 0) return false;
+    if (p == target) return true;
+    for (int in : g.nodes[p].inputs)
+        if (dependsOn(g, in, target, seen)) return true;
+    return false;
+}
+
+bool ordered(const graph::Graph& g, int value, int node) {
+    std::vector<char> seen(g.values.size(), 0);
+    if (dependsOn(g, value, node, seen)) return true;  // a descendant of the node
+    int p = g.values[value].producer;
+    if (p < 0) return true;  // a graph input or constant: no dispatch to run beside
+    for (int in : g.nodes[node].inputs) {  // an ancestor of the node
+        std::fill(seen.begin(), seen.end(), 0);
+        if (dependsOn(g, in, p, seen)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input) {
-    return ctx.storedInsideAnother(n.outputs[0]) || ctx.graph().consumers(input).size() >= 3;
+    const graph::Graph& g = ctx.graph();
+    const auto readers = g.consumers(input);
+    if (std::count_if(readers.begin(), readers.end(), [&](int c) { return g.nodes[c].opType != "Concat"; }) >= 3)
+        return true;
+    const int host = ctx.storedIn(n.outputs[0]);
+    if (host < 0 || g.values[host].producer < 0) return false;
+    for (int sibling : g.nodes[g.values[host].producer].inputs)
+        if (sibling != n.outputs[0] && !ordered(g, sibling, ctx.node())) return true;
+    return false;
 }
 
 }  // namespace vkinfer::ops

@@ -117,10 +117,13 @@ inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 // kernel's BK: 16 for the tiled kernels, 32 for the cooperative-matrix ones), or K for no split.
 int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16);
 // True when the node runs beside parallel siblings that already share the GPU with it, and
-// whose wave a split would stretch by a barrier and the reduce: it writes a slice of an
-// in-place Concat (SqueezeNet's expands, Inception's branch ends), or `input` fans out to 3
-// or more readers (Inception's branch starts, attention's Q/K/V projections; measured on
-// GoogLeNet, docs/BENCHMARKS.md). A ResNet block input (2 readers) does not count.
+// whose wave a split would stretch by a barrier and the reduce: `input` fans out to 3 or
+// more readers other than Concats (Inception's branch starts, attention's Q/K/V
+// projections), or the node
+// writes a slice of an in-place Concat that another independent node also writes
+// (SqueezeNet's expands, Inception's branch ends; measured on GoogLeNet,
+// docs/BENCHMARKS.md). A ResNet block input (2 readers) does not count, nor do DenseNet's
+// layers: the other slices of their Concat are their own ancestors or descendants.
 bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input);
 
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.

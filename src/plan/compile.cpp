@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "ops/conv_layout.h"
 #include "ops/lower_context.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -204,6 +205,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     std::vector<ops::Dispatch> dispatches;
     ops::LowerContext ctx(g, dispatches, options.device);
     ctx.setAliases(&al.parent, &al.offset);
+    ctx.setChannelsLast(ops::chooseChannelsLast(ctx, al.parent));
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (isView[i]) continue;
         const Node& n = g.nodes[i];

@@ -311,6 +311,110 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
 }
 
+// ---- Channels-last activations between tensor-core convs (ops/conv_layout.h) ----
+
+struct ChainConv {
+    std::string in, out;
+    int64_t c, m, k = 3, stride = 1, group = 1, dilation = 1;
+    std::string residual;  // added (fused) before the relu
+    bool relu = true;
+};
+
+OnnxBuilder chainModel(const std::string& what, const Shape& x, const std::vector<ChainConv>& convs,
+                       const std::string& tail = "") {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    for (const auto& c : convs) {
+        b.initializer(c.out + "_w", rnd({c.m, c.c / c.group, c.k, c.k}, what + c.out + "w"));
+        b.initializer(c.out + "_b", rnd({c.m}, what + c.out + "b"));
+        bool post = c.relu || !c.residual.empty();
+        auto& n = b.node("Conv", {c.in, c.out + "_w", c.out + "_b"}, {post ? c.out + "_conv" : c.out}, c.out);
+        int64_t pad = c.k / 2 * c.dilation;
+        attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+        attr(n, "strides", std::vector<int64_t>{c.stride, c.stride});
+        if (c.dilation != 1) attr(n, "dilations", std::vector<int64_t>{c.dilation, c.dilation});
+        if (c.group != 1) attr(n, "group", c.group);
+        std::string v = c.out + "_conv";
+        if (!c.residual.empty()) {
+            b.node("Add", {v, c.residual}, {c.relu ? c.out + "_sum" : c.out});
+            v = c.out + "_sum";
+        }
+        if (c.relu) b.node("Relu", {v}, {c.out});
+    }
+    if (!tail.empty()) b.node(tail, {convs.back().out}, {"y"});
+    return b;
+}
+
+// A basic block and a bottleneck: the stem reads the NCHW graph input, the inner convs
+// exchange NHWC (3x3, 1x1, strided, dilated, grouped, a residual shared by two readers),
+// the last writes the NCHW graph output.
+std::vector<ChainConv> residualChain() {
+    return {
+        {"x", "a", 16, 32},
+        {"a", "b", 32, 32},
+        {"b", "c", 32, 32, 1, 1, 1, 1, "a"},
+        {"c", "d", 32, 48, 3, 2},
+        {"d", "e", 48, 48, 3, 1, 2, 2},
+        {"e", "y", 48, 40, 1, 1, 1, 1, "", false},
+    };
+}
+
+TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
+    const Shape x{1, 16, 12, 12};
+    auto k = planKernels(chainModel("chain", x, residualChain()), {{"x", x}}, h200Description());
+    std::vector<std::string> conv;
+    for (const auto& name : k)
+        if (name.rfind("conv", 0) == 0) conv.push_back(name);
+    // 12x12 and 6x6 maps are one pixel tile each, so the deeper ones split their reduction.
+    ASSERT_GE(conv.size(), 6u);
+    EXPECT_EQ(conv[0].find("_nhwc"), std::string::npos) << "the stem reads the NCHW graph input: " << conv[0];
+    size_t nhwc = 0;
+    for (const auto& name : conv) nhwc += name.find("_nhwc") != std::string::npos;
+    EXPECT_EQ(nhwc, 5u) << "every conv after the stem reads channels-last";
+
+    // A consumer that is not a tensor-core conv keeps its input NCHW: here a GlobalAveragePool after
+    // the chain, and a conv over 20 channels (not a multiple of 8) in the middle.
+    auto pooledChain = residualChain();
+    pooledChain.back().out = "z";
+    auto pooled = planKernels(chainModel("pool", x, pooledChain, "GlobalAveragePool"), {{"x", x}}, h200Description());
+    EXPECT_EQ(std::count_if(pooled.begin(), pooled.end(),
+                            [](const std::string& name) { return name.find("_nhwc") != std::string::npos; }),
+              5);
+    EXPECT_EQ(pooled.back().find("_nhwc"), std::string::npos);
+    EXPECT_NE(std::find(pooled.begin(), pooled.end(), "global_pool_f16"), pooled.end());
+    std::vector<ChainConv> odd{{"x", "a", 16, 20}, {"a", "y", 20, 32}};
+    for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200Description()))
+        EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
+    // Lavapipe-like devices have no tensor cores, so nothing changes layout.
+    DeviceCapabilities none;
+    for (const auto& name : planKernels(chainModel("none", x, residualChain()), {{"x", x}}, none))
+        EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
+}
+
+TEST(CoopmatLayout, ChannelsLastChainsMatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    {
+        const Shape x{1, 16, 12, 12};
+        OnnxBuilder b = chainModel("chain", x, residualChain());
+        expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, "chain x")}}, "residual chain 12x12");
+    }
+    {
+        // Batch 2 and maps that do not fill a pixel tile evenly.
+        const Shape x{2, 16, 9, 7};
+        OnnxBuilder b = chainModel("batch", x, residualChain());
+        expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, "batch x")}}, "residual chain batch 2");
+    }
+    {
+        // Split-K in channels-last: 256 channels at 4x4 (partial sums [split][pixel][channel]).
+        const Shape x{1, 32, 4, 4};
+        std::vector<ChainConv> deep{{"x", "a", 32, 256}, {"a", "b", 256, 256, 3, 1, 1, 1, "a"}, {"b", "y", 256, 64}};
+        OnnxBuilder b = chainModel("deep", x, deep);
+        auto k = planKernels(b, {{"x", x}}, emulated());
+        EXPECT_NE(std::find(k.begin(), k.end(), "conv2d_cm64_nhwc_splitk_emu"), k.end());
+        expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, "deep x")}}, "split-K chain");
+    }
+}
+
 TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
     VKINFER_REQUIRE_GPU();
     const DeviceInfo& dev = gpuContext().device();

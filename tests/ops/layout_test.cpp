@@ -74,6 +74,35 @@ TEST(ConcatOp, DenseBlockPrefixesShareTheLastConcat) {
     expectGpuMatchesCpu(b, in, "dense block");
 }
 
+TEST(ConcatOp, SplitKForDenseLayersButNotForParallelBranches) {
+    // 7x7 maps over 64 channels: one output tile each, a 576-long reduction. A dense layer's
+    // conv runs alone (the other slices of its Concat are its ancestors or descendants), so
+    // it splits the reduction (conv + reduce); two branches writing one Concat run side by
+    // side and do not.
+    const std::vector<NamedTensor> in{{"x", randomTensor({1, 64, 7, 7}, 1)}};
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 64, 7, 7}).output("y");
+        addConv(b, "x", "x0", 64, 64, 1, 1);
+        addConv(b, "x0", "f1", 64, 32, 2);
+        attr(b.node("Concat", {"x0", "f1"}, {"cat1"}), "axis", int64_t{1});
+        addConv(b, "cat1", "f2", 96, 32, 3);
+        attr(b.node("Concat", {"x0", "f1", "f2"}, {"y"}), "axis", int64_t{1});
+        EXPECT_EQ(planDispatches(b, in), 5) << "x0; f1 and f2 each split (two dispatches)";
+        if (gpuAvailable()) expectGpuMatchesCpu(b, in, "dense layers with split-K");
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 64, 7, 7}).output("y");
+        addConv(b, "x", "s", 64, 64, 1, 1);
+        addConv(b, "s", "b1", 64, 32, 2);
+        addConv(b, "s", "b2a", 64, 64, 3, 1);
+        addConv(b, "b2a", "b2", 64, 32, 4);
+        attr(b.node("Concat", {"b1", "b2"}, {"y"}), "axis", int64_t{1});
+        EXPECT_EQ(planDispatches(b, in), 4) << "parallel branches keep one dispatch each";
+    }
+}
+
 TEST(ConcatOp, PrefixConcatWithACopiedInputKeepsItsOwnStorage) {
     VKINFER_REQUIRE_GPU();
     // The shared leading input is a graph input, so the last Concat copies it, after the

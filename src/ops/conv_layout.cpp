@@ -1,0 +1,80 @@
+#include "ops/conv_layout.h"
+
+#include "ops/conv_coopmat.h"
+#include "ops/conv_geometry.h"
+
+namespace vkinfer::ops {
+
+using graph::Node;
+
+namespace {
+
+// Whether node `n` is a 2-D Conv that lowers to the cooperative-matrix kernel.
+bool isCoopmatConv(const LowerContext& ctx, const Node& n) {
+    if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+    const auto& x = ctx.value(n.inputs[0]);
+    if (x.shape.size() != 4) return false;
+    const DataType t = x.dtype;
+    for (int v : {n.inputs[1], n.input(2), n.input(3), n.outputs[0]})
+        if (v >= 0 && ctx.value(v).dtype != t) return false;
+    return useCoopmatConv(ctx, n, convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape), t);
+}
+
+}  // namespace
+
+std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<int>& aliasParent) {
+    const graph::Graph& g = ctx.graph();
+    const size_t nv = g.values.size();
+    std::vector<char> coopmat(g.nodes.size(), 0);
+    std::vector<std::vector<int>> consumers(nv);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
+        if (n.removed) continue;
+        coopmat[i] = isCoopmatConv(ctx, n);
+        for (int in : n.inputs)
+            if (in >= 0) consumers[in].push_back(static_cast<int>(i));
+    }
+    std::vector<char> aliased(nv, 0);  // stored inside another value, or holding one
+    for (size_t v = 0; v < aliasParent.size() && v < nv; ++v)
+        if (aliasParent[v] >= 0) aliased[v] = aliased[aliasParent[v]] = 1;
+
+    std::vector<char> cl(nv, 0);
+    for (size_t v = 0; v < nv; ++v) {
+        int p = g.values[v].producer;
+        if (p < 0 || !coopmat[p] || g.nodes[p].outputs[0] != static_cast<int>(v)) continue;
+        if (aliased[v] || g.isGraphOutput(static_cast<int>(v)) || consumers[v].empty()) continue;
+        bool ok = true;
+        for (int c : consumers[v]) {
+            const Node& n = g.nodes[c];
+            if (!coopmat[c]) ok = false;
+            for (size_t k = 0; ok && k < n.inputs.size(); ++k) {
+                if (n.inputs[k] != static_cast<int>(v)) continue;
+                if (k == 0) {
+                    const int64_t C = ctx.value(v).shape[1];
+                    const int64_t groups = n.attrInt("group", 1);
+                    ok = C % 8 == 0 && (C / groups) % 8 == 0;
+                } else {
+                    ok = k == 3;  // the fused residual; a weight or bias is never an activation here
+                }
+            }
+            if (!ok) break;
+        }
+        cl[v] = ok;
+    }
+    // A fused residual is read in its conv's output layout: both channels-last or neither.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            const Node& n = g.nodes[i];
+            if (!coopmat[i] || n.input(3) < 0) continue;
+            int out = n.outputs[0], res = n.input(3);
+            if (cl[out] != cl[res]) {
+                cl[out] = cl[res] = 0;
+                changed = true;
+            }
+        }
+    }
+    return cl;
+}
+
+}  // namespace vkinfer::ops
