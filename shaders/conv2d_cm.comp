@@ -82,26 +82,37 @@ shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 #define B_PER (BK / KSTEP)
 #ifdef IN_NHWC
 #define B_WORDS (BK / 8 * BN / NT)
-// Global loads of one BK-slice: A as in loadSlice below; B: this thread's pixel, channel
-// words kqFirst, kqFirst + NT / BN, ... of the slice (8 reduction indices each, one (ky, kx)
-// since C/groups is a multiple of 8); zero outside the image and past this split.
-void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, bool nValid, int xBase, int iy0, int ix0, uint kqFirst,
-                   out uvec4 aReg[A_PER], out uvec4 bReg[B_WORDS]) {
+#define B_WORD_LANES (BK / 8)  // invocations sharing one pixel: its slice is 64 contiguous bytes
+// Where this invocation's B words come from: word i is channel word `kq` of pixel tile column
+// tid / B_WORD_LANES + i * (NT / B_WORD_LANES), so that consecutive invocations read
+// consecutive 16-byte words of one pixel, then of the next (full 32-byte sectors).
+struct PixelOrigin {
+    int base;  // element offset of the window's (0, 0) tap at this group's first channel
+    int iy0, ix0;
+    bool valid;
+};
+
+// Global loads of one BK-slice: A as in loadSlice below; B: 8 reduction indices per word (one
+// (ky, kx) since C/groups is a multiple of 8), zero outside the image and past this split.
+void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, uint kq, PixelOrigin px[B_WORDS], out uvec4 aReg[A_PER],
+                   out uvec4 bReg[B_WORDS]) {
     const uint tid = gl_LocalInvocationIndex;
     for (uint i = 0u; i < A_PER; ++i) {
         uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
         aReg[i] = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
     }
+    const uint k = k0 + kq * 8u;
+#ifndef POINTWISE
+    ivec4 kt = k < kEnd ? kTable[k] : ivec4(0);
+#endif
     for (uint i = 0u; i < B_WORDS; ++i) {
-        uint k = k0 + (kqFirst + i * (NT / BN)) * 8u;
         uvec4 v = uvec4(0u);
-        if (nValid && k < kEnd) {
+        if (px[i].valid && k < kEnd) {
 #ifdef POINTWISE
-            v = xq[(xBase + int(k)) >> 3];
+            v = xq[(px[i].base + int(k)) >> 3];
 #else
-            ivec4 kt = kTable[k];
-            int iy = iy0 + kt.y, ix = ix0 + kt.z;
-            if (uint(iy) < p.H && uint(ix) < p.W) v = xq[(xBase + kt.x) >> 3];
+            int iy = px[i].iy0 + kt.y, ix = px[i].ix0 + kt.z;
+            if (uint(iy) < p.H && uint(ix) < p.W) v = xq[(px[i].base + kt.x) >> 3];
 #endif
         }
         bReg[i] = v;
@@ -172,27 +183,34 @@ void main() {
         uint oy = pix / p.OW, ox = pix % p.OW;
         iy0 = int(oy * p.SH) - int(p.padH);
         ix0 = int(ox * p.SW) - int(p.padW);
-#ifdef IN_NHWC
-        xBase = (int(b * p.H) + iy0) * int(p.W * p.C) + ix0 * int(p.C) + int(g * Cg);
-#else
         xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
-#endif
     }
     const uint aRow0 = g * p.Mpad + m0;
 
 #ifdef IN_NHWC
     // Register double buffering as below, for both tile sizes: the loads are few words here.
+    const uint kq = tid % B_WORD_LANES;
+    PixelOrigin px[B_WORDS];
+    for (uint i = 0u; i < B_WORDS; ++i) {
+        uint n = n0 + tid / B_WORD_LANES + i * (NT / B_WORD_LANES);
+        px[i].valid = n < NP;
+        uint b = n / OHW, pix = n % OHW;
+        px[i].iy0 = int((pix / p.OW) * p.SH) - int(p.padH);
+        px[i].ix0 = int((pix % p.OW) * p.SW) - int(p.padW);
+        px[i].base = (int(b * p.H) + px[i].iy0) * int(p.W * p.C) + px[i].ix0 * int(p.C) + int(g * Cg);
+    }
     uvec4 aReg[A_PER];
     uvec4 bReg[B_WORDS];
-    loadSliceNhwc(kBegin, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+    loadSliceNhwc(kBegin, kEnd, aRow0, kq, px, aReg, bReg);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
         for (uint i = 0u; i < A_PER; ++i) {
             uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
             As[row * (SA / 8u) + q] = aReg[i];
         }
-        for (uint i = 0u; i < B_WORDS; ++i) Bs[nnLoad * (SBT / 8u) + kkFirst + i * (NT / BN)] = bReg[i];
+        for (uint i = 0u; i < B_WORDS; ++i)
+            Bs[(tid / B_WORD_LANES + i * (NT / B_WORD_LANES)) * (SBT / 8u) + kq] = bReg[i];
         barrier();
-        if (k0 + BK < kEnd) loadSliceNhwc(k0 + BK, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
+        if (k0 + BK < kEnd) loadSliceNhwc(k0 + BK, kEnd, aRow0, kq, px, aReg, bReg);
         for (uint kk = 0u; kk < BK; kk += 16u) {
             CM_FRAG_A a[FM];
             CM_FRAG_B b[FN];
