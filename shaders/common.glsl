@@ -33,5 +33,6 @@ float activate(float x) {
         return sign(x) * (1.0 - e) / (1.0 + e);
     }
     if (ACT_KIND == 5u) return x >= 0.0 ? x : x * ACT_ALPHA;
+    if (ACT_KIND == 6u) return x * (1.0 / (1.0 + exp(-x)));  // as Mul(x, Sigmoid(x)): -inf gives NaN
     return x;
 }

@@ -14,6 +14,7 @@ const char* actKindName(ActKind kind) {
         case ActKind::Sigmoid: return "Sigmoid";
         case ActKind::Tanh: return "Tanh";
         case ActKind::LeakyRelu: return "LeakyRelu";
+        case ActKind::Silu: return "Silu";
     }
     return "?";
 }

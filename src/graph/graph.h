@@ -17,7 +17,8 @@ namespace vkinfer::graph {
 using Shape = std::vector<int64_t>;
 
 // An element-wise activation fused into the op that produces a tensor.
-enum class ActKind : uint32_t { None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5 };
+// Silu: x * sigmoid(x), what exporters write as Mul(x, Sigmoid(x)) (EfficientNet, YOLO).
+enum class ActKind : uint32_t { None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5, Silu = 6 };
 struct Activation {
     ActKind kind = ActKind::None;
     float alpha = 0;  // Clip: min, LeakyRelu: slope

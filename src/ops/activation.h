@@ -18,6 +18,7 @@ inline float applyActivation(const graph::Activation& a, float x) {
         case graph::ActKind::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
         case graph::ActKind::Tanh: return std::tanh(x);
         case graph::ActKind::LeakyRelu: return x >= 0 ? x : x * a.alpha;
+        case graph::ActKind::Silu: return x * (1.0f / (1.0f + std::exp(-x)));
     }
     return x;
 }

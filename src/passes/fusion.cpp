@@ -149,9 +149,46 @@ void fuseActivations(Graph& g) {
     }
 }
 
+// Mul(x, Sigmoid(x)) (either operand order), x read by nothing else: SiLU fused into x's producer.
+void fuseSilu(Graph& g) {
+    g.relinkProducers();
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mul = g.nodes[i];
+        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.inputs[0] == mul.inputs[1]) continue;
+        for (int side = 0; side < 2; ++side) {
+            int x = mul.inputs[side], s = mul.inputs[1 - side];
+            if (x < 0 || s < 0 || g.isGraphOutput(x) || g.values[x].dtype != DataType::Float32) continue;
+            Node* sig = soleProducer(g, s, static_cast<int>(i), {"Sigmoid"});
+            if (!sig || sig->inputs[0] != x) continue;
+            const int p = g.values[x].producer;
+            if (p < 0) continue;
+            Node& producer = g.nodes[p];
+            static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "BatchNormalization"};
+            if (std::find_if(std::begin(kProducers), std::end(kProducers),
+                             [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
+                continue;
+            if (producer.activation.kind != ActKind::None || producer.outputs[0] != x) continue;
+            if (producer.outputs.size() > 1 &&
+                std::any_of(producer.outputs.begin() + 1, producer.outputs.end(), [](int o) { return o >= 0; }))
+                continue;
+            auto readers = g.consumers(x);
+            std::sort(readers.begin(), readers.end());
+            std::vector<int> expected{static_cast<int>(i), static_cast<int>(sig - g.nodes.data())};
+            std::sort(expected.begin(), expected.end());
+            if (readers != expected) continue;
+            producer.activation.kind = ActKind::Silu;
+            producer.fusedNames.push_back(sig->name);
+            sig->removed = true;
+            absorb(g, producer, mul);
+            break;
+        }
+    }
+}
+
 void runFusions(Graph& g) {
     foldBatchNorm(g);
     fuseResidualAdd(g);
+    fuseSilu(g);
     fuseActivations(g);
     removeDeadNodes(g);
     sortTopologically(g);  // a fused residual may come from a node listed after its reader

@@ -1,6 +1,8 @@
 // Graph rewrites after specialization that reduce dispatches (and so barriers):
 //   foldBatchNorm:     Conv -> BatchNormalization  =>  Conv with scaled weights and bias
 //   fuseResidualAdd:   Conv -> Add(conv, r)        =>  Conv that adds r in its epilogue
+//   fuseSilu:          {Conv, Gemm, MatMul, Add, BatchNormalization} -> x,
+//                      Mul(x, Sigmoid(x))  =>  producer with SiLU applied before its store
 //   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
 //                      =>  producer with the activation applied before its store
 // Each rewrite only fires when the intermediate tensor has no other reader and is not a
@@ -13,6 +15,7 @@ namespace vkinfer::passes {
 
 void foldBatchNorm(graph::Graph& g);
 void fuseResidualAdd(graph::Graph& g);
+void fuseSilu(graph::Graph& g);
 void fuseActivations(graph::Graph& g);
 
 // All of the above, in an order where each enables the next.

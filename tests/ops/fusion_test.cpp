@@ -48,6 +48,51 @@ TEST(FusionOp, ConvActivations) {
         }
 }
 
+TEST(FusionOp, SiluIntoItsProducer) {
+    VKINFER_REQUIRE_GPU();
+    // Mul(x, Sigmoid(x)) as exporters write SiLU, either operand order, after a Conv (both
+    // tiles), a Gemm and an Add; float32 and float16 plans.
+    for (bool sigmoidFirst : {false, true})
+        for (int64_t m : {8, 40}) {
+            OnnxBuilder b;
+            b.input("x", {1, 6, 11, 13}).output("y");
+            addConv(b, "x", "c", 6, m, 1);
+            b.node("Sigmoid", {"c"}, {"s"});
+            b.node("Mul", sigmoidFirst ? std::vector<std::string>{"s", "c"} : std::vector<std::string>{"c", "s"}, {"y"});
+            std::vector<NamedTensor> in{{"x", randomTensor({1, 6, 11, 13}, 2, -4.0f, 4.0f)}};
+            expectFused(b, in, 1, "Conv->SiLU M=" + std::to_string(m));
+            expectGpuMatchesCpu(b, in, "Conv->SiLU fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
+        }
+    {
+        OnnxBuilder b;
+        b.input("a", {4, 5}).input("r", {4, 5}).output("y");
+        b.node("Add", {"a", "r"}, {"c"});
+        b.node("Sigmoid", {"c"}, {"s"});
+        b.node("Mul", {"c", "s"}, {"y"});
+        expectFused(b, {{"a", randomTensor({4, 5}, 3)}, {"r", randomTensor({4, 5}, 4)}}, 1, "Add->SiLU");
+    }
+}
+
+TEST(FusionOp, SiluStaysUnfusedWhereItsInputIsObservable) {
+    VKINFER_REQUIRE_GPU();
+    // The conv output is also a graph output, or also read by another node: three dispatches.
+    for (bool extraReader : {false, true}) {
+        OnnxBuilder b;
+        b.input("x", {1, 6, 11, 13}).output("y");
+        addConv(b, "x", "c", 6, 8, 1);
+        b.node("Sigmoid", {"c"}, {"s"});
+        b.node("Mul", {"c", "s"}, {extraReader ? "m" : "y"});
+        if (extraReader) {
+            b.node("Add", {"m", "c"}, {"y"});
+        } else {
+            b.output("c");
+        }
+        std::vector<NamedTensor> in{{"x", randomTensor({1, 6, 11, 13}, 2, -4.0f, 4.0f)}};
+        EXPECT_GE(planDispatches(b, in), 3) << (extraReader ? "conv output read twice" : "conv output observable");
+        expectGpuMatchesCpu(b, in, "unfused SiLU");
+    }
+}
+
 TEST(FusionOp, ConvClip) {
     VKINFER_REQUIRE_GPU();
     // Opset 13: min and max as constant inputs (ReLU6), only min, only max.
