@@ -89,7 +89,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     const int64_t pixelTiles = (pixels + tile.bn - 1) / tile.bn;
 
     int64_t kChunk = Kpad;
-    if (!hasParallelSiblings(ctx, n, n.inputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, K, kCoopmatTileK);
+    kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK);
     if (kChunk >= K) kChunk = Kpad;
     int64_t splits = (K + kChunk - 1) / kChunk;
     if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;

@@ -307,16 +307,22 @@ bool ordered(const graph::Graph& g, int value, int node) {
 
 }  // namespace
 
-bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input) {
+int64_t parallelSiblings(const LowerContext& ctx, const Node& n, int input) {
     const graph::Graph& g = ctx.graph();
     const auto readers = g.consumers(input);
-    if (std::count_if(readers.begin(), readers.end(), [&](int c) { return g.nodes[c].opType != "Concat"; }) >= 3)
-        return true;
+    const int64_t branches =
+        std::count_if(readers.begin(), readers.end(), [&](int c) { return g.nodes[c].opType != "Concat"; });
+    int64_t slices = 1;
     const int host = ctx.storedIn(n.outputs[0]);
-    if (host < 0 || g.values[host].producer < 0) return false;
-    for (int sibling : g.nodes[g.values[host].producer].inputs)
-        if (sibling != n.outputs[0] && !ordered(g, sibling, ctx.node())) return true;
-    return false;
+    if (host >= 0 && g.values[host].producer >= 0)
+        for (int sibling : g.nodes[g.values[host].producer].inputs)
+            slices += sibling != n.outputs[0] && !ordered(g, sibling, ctx.node());
+    if (branches < 3 && slices == 1) return 1;
+    return std::max(branches, slices);
+}
+
+bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input) {
+    return parallelSiblings(ctx, n, input) > 1;
 }
 
 }  // namespace vkinfer::ops

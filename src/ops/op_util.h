@@ -125,6 +125,11 @@ int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16);
 // docs/BENCHMARKS.md). A ResNet block input (2 readers) does not count, nor do DenseNet's
 // layers: the other slices of their Concat are their own ancestors or descendants.
 bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input);
+// How many such nodes share the wave (1: none): the larger of `input`'s readers and the
+// independent writers of the node's Concat. The tensor-core convs split for parallel
+// branches too, aiming at kSplitTargetGroups / siblings: their 7x7 Inception branches are
+// a few workgroups each otherwise (docs/BENCHMARKS.md).
+int64_t parallelSiblings(const LowerContext& ctx, const Node& n, int input);
 
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.
 void requireIndexable(const Node& n, int64_t elements);
