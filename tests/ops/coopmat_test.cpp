@@ -143,6 +143,7 @@ const std::vector<ConvCase>& cases() {
         {"split-K: 3x3 over 256 channels at 4x4", {1, 256, 4, 4}, 64, 3},
         {"split-K with residual", {1, 192, 3, 5}, 48, 3, 1, 1, -1, true, true, false},
         {"more pixels than one grid row", {1, 32, 40, 60}, 32, 1},
+        {"12 channels in a 32-row tile", {1, 32, 11, 13}, 12, 3},
     };
     return all;
 }
@@ -174,9 +175,12 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     OnnxBuilder pwb = convModel(pw);
     EXPECT_EQ(convKernels(pwb, in, h200), std::vector<std::string>{"conv2d_cm32_pw_nv"});
 
-    // Few output channels or a short reduction: the portable kernels.
+    // Few output channels or a short reduction: the portable kernels; 8 channels and more
+    // (an upscaler's head) the 32-row tile.
     ConvCase head{"head", {1, 64, 96, 96}, 12, 3};
-    EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_t16x128_f16"});
+    EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_cm32_nv"});
+    ConvCase narrow{"narrow", {1, 64, 96, 96}, 6, 3};
+    EXPECT_EQ(convKernels(convModel(narrow), in, h200), std::vector<std::string>{"conv2d_t16x128_f16"});
     ConvCase stem{"stem", {1, 3, 96, 96}, 32, 3};
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
@@ -239,7 +243,7 @@ TEST_P(CoopmatConvRuns, MatchCpuReference) {
     expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
-INSTANTIATE_TEST_SUITE_P(Conv, CoopmatConvRuns, ::testing::Range<size_t>(0, 12),
+INSTANTIATE_TEST_SUITE_P(Conv, CoopmatConvRuns, ::testing::Range<size_t>(0, 13),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
 // ---- GEMM / MatMul ----
