@@ -99,7 +99,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
         if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
         const int64_t pixelTiles = (pixels + bn - 1) / bn;
-        if (!smallM && !hasParallelSiblings(ctx, n, n.inputs[0])) kChunk = splitKChunk(pixelTiles * zTiles, kChunk);
+        if (!smallM) kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), kChunk);
         splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
         if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
         kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));

@@ -116,19 +116,16 @@ inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 // when long enough. Returns the reduction indices per split (a multiple of kTileK, the
 // kernel's BK: 16 for the tiled kernels, 32 for the cooperative-matrix ones), or K for no split.
 int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16);
-// True when the node runs beside parallel siblings that already share the GPU with it, and
-// whose wave a split would stretch by a barrier and the reduce: `input` fans out to 3 or
-// more readers other than Concats (Inception's branch starts, attention's Q/K/V
-// projections), or the node
-// writes a slice of an in-place Concat that another independent node also writes
-// (SqueezeNet's expands, Inception's branch ends; measured on GoogLeNet,
-// docs/BENCHMARKS.md). A ResNet block input (2 readers) does not count, nor do DenseNet's
-// layers: the other slices of their Concat are their own ancestors or descendants.
+// Parallel siblings: nodes that share a wave, and so the GPU, with node `n`: `input` fans out
+// to 3 or more readers other than Concats (Inception's branch starts, attention's Q/K/V
+// projections), or `n` writes a slice of an in-place Concat that another independent node
+// also writes (SqueezeNet's expands, Inception's branch ends). A ResNet block input (2
+// readers) does not count, nor do DenseNet's layers: the other slices of their Concat are
+// their ancestors or descendants. parallelSiblings returns how many share the wave (1:
+// none), the larger of the two counts; convolutions aim their split-K at
+// kSplitTargetGroups / siblings (GoogLeNet's 7x7 branches are a few workgroups each
+// otherwise; docs/BENCHMARKS.md). hasParallelSiblings: a GEMM with siblings is not split.
 bool hasParallelSiblings(const LowerContext& ctx, const Node& n, int input);
-// How many such nodes share the wave (1: none): the larger of `input`'s readers and the
-// independent writers of the node's Concat. The tensor-core convs split for parallel
-// branches too, aiming at kSplitTargetGroups / siblings: their 7x7 Inception branches are
-// a few workgroups each otherwise (docs/BENCHMARKS.md).
 int64_t parallelSiblings(const LowerContext& ctx, const Node& n, int input);
 
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.
