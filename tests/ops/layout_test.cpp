@@ -74,11 +74,11 @@ TEST(ConcatOp, DenseBlockPrefixesShareTheLastConcat) {
     expectGpuMatchesCpu(b, in, "dense block");
 }
 
-TEST(ConcatOp, SplitKForDenseLayersButNotForParallelBranches) {
-    // 7x7 maps over 64 channels: one output tile each, a 576-long reduction. A dense layer's
-    // conv runs alone (the other slices of its Concat are its ancestors or descendants), so
-    // it splits the reduction (conv + reduce); two branches writing one Concat run side by
-    // side and do not.
+TEST(ConcatOp, SplitKForDenseLayersAndParallelBranches) {
+    // 7x7 maps over 64 channels: one output tile each, a 576-long reduction, so each conv
+    // splits it (conv + reduce). A dense layer's conv runs alone (the other slices of its
+    // Concat are its ancestors or descendants); two branches writing one Concat run side by
+    // side and aim at half the split target each (ops/op_util.h, parallelSiblings).
     const std::vector<NamedTensor> in{{"x", randomTensor({1, 64, 7, 7}, 1)}};
     {
         OnnxBuilder b;
@@ -99,7 +99,8 @@ TEST(ConcatOp, SplitKForDenseLayersButNotForParallelBranches) {
         addConv(b, "s", "b2a", 64, 64, 3, 1);
         addConv(b, "b2a", "b2", 64, 32, 4);
         attr(b.node("Concat", {"b1", "b2"}, {"y"}), "axis", int64_t{1});
-        EXPECT_EQ(planDispatches(b, in), 4) << "parallel branches keep one dispatch each";
+        EXPECT_EQ(planDispatches(b, in), 6) << "s, b2a; b1 and b2 split";
+        if (gpuAvailable()) expectGpuMatchesCpu(b, in, "parallel branches with split-K");
     }
 }
 
