@@ -43,6 +43,7 @@ layout(push_constant) uniform Params {
     uint KH, KW, SH, SW;
     uint padH, padW, DH, DW;
     uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
+    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv_layout.h)
 } p;
 
 shared float As[BK][BM];
@@ -122,11 +123,11 @@ void main() {
             uint n = n0 + tx + j * WN;
             if (n >= NP) continue;
 #ifdef SPLITK
-            part[(split * p.M + oc) * NP + n] = acc[i][j];
+            part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = acc[i][j];
 #else
             uint ox = n % p.OW, t = n / p.OW;
             uint oy = t % p.OH, b = t / p.OH;
-            uint idx = ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
+            uint idx = p.outNhwc != 0u ? n * p.M + oc : ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
             float v = acc[i][j] + float(bias[oc]);
 #ifdef RESIDUAL
             v += float(res[idx]);

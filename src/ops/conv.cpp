@@ -66,6 +66,7 @@ struct ConvParams {
     uint32_t KH, KW, SH, SW;
     uint32_t padH, padW, DH, DW;
     uint32_t kChunk;
+    uint32_t outNhwc;  // conv2d.comp: output, residual and partial sums channels-last
 };
 
 void lowerConv(LowerContext& ctx, const Node& n) {
@@ -88,8 +89,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     int kTable = -1;
     int64_t kChunk = Cg * g.KH * g.KW, splits = 1;
     int partial = -1;
-    // Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile.
-    if (g.groups > 1 && Cg * g.KH * g.KW <= 64) {
+    // The tiled kernel can write channels-last for a tensor-core conv that reads it
+    // (ops/conv_layout.h); the direct kernel never gets such an output.
+    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    if (usesDirectConv(g)) {
         d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));
         setLaunch1d(*d, g.N * g.M * g.OH * g.OW, 64);
     } else {
@@ -103,7 +106,9 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
         if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
         kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
-        if (splits > 1) partial = ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, g.M, pixels});
+        if (splits > 1)
+            partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                     outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
         std::string kernel = std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") +
                              (splits > 1 ? "_splitk" : residual ? "_res" : "");
         d = &ctx.emit(typedKernel(n, kernel, type));
@@ -114,7 +119,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     setActivation(*d, n.activation);
     ConvParams p{u32(g.N),  u32(g.C),  u32(g.H),  u32(g.W),    u32(g.M),     u32(g.OH), u32(g.OW),
                  u32(g.groups), u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
-                 u32(g.DH), u32(g.DW), u32(kChunk)};
+                 u32(g.DH), u32(g.DW), u32(kChunk), outNhwc ? 1u : 0u};
     d->setPush(p);
     d->bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]),
                    readOf(bias)};
@@ -123,7 +128,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         if (residual) d->bindings.push_back(readOf(n.inputs[3]));
         return;
     }
-    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual ? n.inputs[3] : -1, type);
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual ? n.inputs[3] : -1, type, outNhwc);
 }
 
 }  // namespace

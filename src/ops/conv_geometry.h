@@ -19,6 +19,10 @@ struct ConvGeom {
 // Throws ShapeError/Unsupported naming the node for geometry it cannot have.
 ConvGeom convGeometry(const graph::Node& n, const graph::Shape& x, const graph::Shape& w);
 
+// Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile:
+// conv2d_direct.comp computes them one output at a time.
+inline bool usesDirectConv(const ConvGeom& g) { return g.groups > 1 && g.K() <= 64; }
+
 // For each reduction index k = (ci, ky, kx): the input offset relative to the window origin
 // and the two spatial displacements it adds (int32 [K, 4]; see conv2d.comp).
 Tensor reductionTable(const ConvGeom& g);

@@ -9,15 +9,22 @@ using graph::Node;
 
 namespace {
 
-// Whether node `n` is a 2-D Conv that lowers to the cooperative-matrix kernel.
-bool isCoopmatConv(const LowerContext& ctx, const Node& n) {
-    if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
+enum class ConvKernel { Other, Coopmat, Tiled };
+
+// Which kernel 2-D Conv node `n` lowers to: the cooperative-matrix one (reads and writes
+// NHWC), the tiled float16 one (writes NHWC: a stem with a reduction too short for the
+// tensor cores), or another (neither).
+ConvKernel convKernelOf(const LowerContext& ctx, const Node& n) {
+    if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
+        return ConvKernel::Other;
     const auto& x = ctx.value(n.inputs[0]);
-    if (x.shape.size() != 4) return false;
+    if (x.shape.size() != 4) return ConvKernel::Other;
     const DataType t = x.dtype;
     for (int v : {n.inputs[1], n.input(2), n.input(3), n.outputs[0]})
-        if (v >= 0 && ctx.value(v).dtype != t) return false;
-    return useCoopmatConv(ctx, n, convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape), t);
+        if (v >= 0 && ctx.value(v).dtype != t) return ConvKernel::Other;
+    const ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
+    if (useCoopmatConv(ctx, n, g, t)) return ConvKernel::Coopmat;
+    return t == DataType::Float16 && !usesDirectConv(g) ? ConvKernel::Tiled : ConvKernel::Other;
 }
 
 }  // namespace
@@ -25,12 +32,14 @@ bool isCoopmatConv(const LowerContext& ctx, const Node& n) {
 std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<int>& aliasParent) {
     const graph::Graph& g = ctx.graph();
     const size_t nv = g.values.size();
-    std::vector<char> coopmat(g.nodes.size(), 0);
+    std::vector<char> coopmat(g.nodes.size(), 0), writesNhwc(g.nodes.size(), 0);
     std::vector<std::vector<int>> consumers(nv);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& n = g.nodes[i];
         if (n.removed) continue;
-        coopmat[i] = isCoopmatConv(ctx, n);
+        const ConvKernel kernel = convKernelOf(ctx, n);
+        coopmat[i] = kernel == ConvKernel::Coopmat;
+        writesNhwc[i] = kernel != ConvKernel::Other;
         for (int in : n.inputs)
             if (in >= 0) consumers[in].push_back(static_cast<int>(i));
     }
@@ -41,7 +50,7 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
     std::vector<char> cl(nv, 0);
     for (size_t v = 0; v < nv; ++v) {
         int p = g.values[v].producer;
-        if (p < 0 || !coopmat[p] || g.nodes[p].outputs[0] != static_cast<int>(v)) continue;
+        if (p < 0 || !writesNhwc[p] || g.nodes[p].outputs[0] != static_cast<int>(v)) continue;
         if (aliased[v] || g.isGraphOutput(static_cast<int>(v)) || consumers[v].empty()) continue;
         bool ok = true;
         for (int c : consumers[v]) {
@@ -66,7 +75,7 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
         changed = false;
         for (size_t i = 0; i < g.nodes.size(); ++i) {
             const Node& n = g.nodes[i];
-            if (!coopmat[i] || n.input(3) < 0) continue;
+            if (!writesNhwc[i] || n.input(3) < 0) continue;
             int out = n.outputs[0], res = n.input(3);
             if (cl[out] != cl[res]) {
                 cl[out] = cl[res] = 0;

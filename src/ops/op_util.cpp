@@ -281,15 +281,20 @@ int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK) {
 
 namespace {
 
-// Whether value `v` depends on node `target` (or is its output): a walk up the producers.
+// Whether value `v` depends on node `target` (or is its output): a walk up the producers,
+// with a stack of its own (graphs can be deeper than the call stack).
 bool dependsOn(const graph::Graph& g, int v, int target, std::vector<char>& seen) {
-    if (v < 0 || seen[v]) return false;
-    seen[v] = 1;
-    int p = g.values[v].producer;
-    if (p < 0) return false;
-    if (p == target) return true;
-    for (int in : g.nodes[p].inputs)
-        if (dependsOn(g, in, target, seen)) return true;
+    std::vector<int> todo{v};
+    while (!todo.empty()) {
+        int u = todo.back();
+        todo.pop_back();
+        if (u < 0 || seen[u]) continue;
+        seen[u] = 1;
+        int p = g.values[u].producer;
+        if (p < 0) continue;
+        if (p == target) return true;
+        for (int in : g.nodes[p].inputs) todo.push_back(in);
+    }
     return false;
 }
 

@@ -389,6 +389,15 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
     std::vector<ChainConv> odd{{"x", "a", 16, 20}, {"a", "y", 20, 32}};
     for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200Description()))
         EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
+    // A stem with a reduction too short for the tensor cores (3 channels x 3x3) runs on the
+    // tiled kernel and still writes channels-last for the tensor-core conv after it.
+    std::vector<ChainConv> stem{{"x", "a", 3, 16}, {"a", "b", 16, 32}, {"b", "y", 32, 16}};
+    const Shape x3{1, 3, 12, 12};
+    auto stemKernels = planKernels(chainModel("stem", x3, stem), {{"x", x3}}, h200Description());
+    EXPECT_NE(std::find(stemKernels.begin(), stemKernels.end(), "conv2d_t16x128_f16"), stemKernels.end());
+    EXPECT_EQ(std::count_if(stemKernels.begin(), stemKernels.end(),
+                            [](const std::string& name) { return name.find("_nhwc") != std::string::npos; }),
+              2);
     // Lavapipe-like devices have no tensor cores, so nothing changes layout.
     DeviceCapabilities none;
     for (const auto& name : planKernels(chainModel("none", x, residualChain()), {{"x", x}}, none))
@@ -407,6 +416,24 @@ TEST(CoopmatLayout, ChannelsLastChainsMatchCpuReference) {
         const Shape x{2, 16, 9, 7};
         OnnxBuilder b = chainModel("batch", x, residualChain());
         expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, "batch x")}}, "residual chain batch 2");
+    }
+    {
+        // The tiled kernel writing channels-last: a 3-channel stem, and a conv whose weights
+        // are a graph input (no tensor cores: they are packed at plan time) with split-K.
+        const Shape x{1, 3, 12, 12};
+        std::vector<ChainConv> stem{{"x", "a", 3, 16}, {"a", "b", 16, 32}, {"b", "y", 32, 16}};
+        expectEmulatedAndNativeMatchCpu(chainModel("stem", x, stem), {{"x", rnd(x, "stem x")}}, "tiled stem");
+
+        OnnxBuilder b;
+        b.input("x", {1, 32, 6, 6}).input("w", {64, 32, 3, 3}).output("y");
+        attr(b.node("Conv", {"x", "w"}, {"a"}, "a"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+        b.initializer("w2", rnd({32, 64, 3, 3}, "w2")).initializer("b2", rnd({32}, "b2"));
+        attr(b.node("Conv", {"a", "w2", "b2"}, {"y"}, "y"), "pads", std::vector<int64_t>{1, 1, 1, 1});
+        std::vector<NamedTensor> in{{"x", rnd({1, 32, 6, 6}, "dyn x")}, {"w", rnd({64, 32, 3, 3}, "dyn w")}};
+        auto k = planKernels(b, {{"x", {1, 32, 6, 6}}, {"w", {64, 32, 3, 3}}}, emulated());
+        EXPECT_NE(std::find(k.begin(), k.end(), "conv2d_t64x64_splitk_f16"), k.end());
+        EXPECT_NE(std::find(k.begin(), k.end(), "conv2d_cm32_nhwc_splitk_emu"), k.end());
+        expectEmulatedAndNativeMatchCpu(b, in, "tiled split-K writing channels-last");
     }
     {
         // Split-K in channels-last: 256 channels at 4x4 (partial sums [split][pixel][channel]).
