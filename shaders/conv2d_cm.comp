@@ -77,6 +77,34 @@ shared float16_t Bs[BK * SB];
 #endif
 shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 
+// The multiplies of one BK-slice staged in shared memory: every warp's FM x FN fragments.
+// B_FRAG_OFFSET(kk, j): where fragment column j of rows kk.. starts in Bs (halves).
+#ifdef IN_NHWC
+#define B_FRAG_OFFSET(kk, j) ((wn * WTN + (j) * 16u) * SBT + (kk))
+#define B_FRAG_STRIDE SBT
+#else
+#define B_FRAG_OFFSET(kk, j) ((kk) * SB + wn * WTN + (j) * 16u)
+#define B_FRAG_STRIDE SB
+#endif
+#define MULTIPLY_SLICE()                                                                           \
+    for (uint kk = 0u; kk < BK; kk += 16u) {                                                       \
+        CM_FRAG_A a[FM];                                                                           \
+        CM_FRAG_B b[FN];                                                                           \
+        for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);        \
+        for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], B_FRAG_OFFSET(kk, j), B_FRAG_STRIDE);       \
+        for (uint i = 0u; i < FM; ++i)                                                             \
+            for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);                       \
+    }
+// NCHW paths: word q (8 halves) of row `row` of the A tile into the half-typed As.
+#define STORE_A_WORD(row, q, v)                                                                    \
+    {                                                                                              \
+        uint s = (row) * SA + (q) * 8u;                                                            \
+        f16vec2 h0 = unpackFloat2x16((v).x), h1 = unpackFloat2x16((v).y),                          \
+                h2 = unpackFloat2x16((v).z), h3 = unpackFloat2x16((v).w);                          \
+        As[s + 0u] = h0.x; As[s + 1u] = h0.y; As[s + 2u] = h1.x; As[s + 3u] = h1.y;                \
+        As[s + 4u] = h2.x; As[s + 5u] = h2.y; As[s + 6u] = h3.x; As[s + 7u] = h3.y;                \
+    }
+
 #define KSTEP (NT / BN)
 #define A_PER (BM * BK / 8 / NT)
 #define B_PER (BK / KSTEP)
@@ -211,14 +239,7 @@ void main() {
             Bs[(tid / B_WORD_LANES + i * (NT / B_WORD_LANES)) * (SBT / 8u) + kq] = bReg[i];
         barrier();
         if (k0 + BK < kEnd) loadSliceNhwc(k0 + BK, kEnd, aRow0, kq, px, aReg, bReg);
-        for (uint kk = 0u; kk < BK; kk += 16u) {
-            CM_FRAG_A a[FM];
-            CM_FRAG_B b[FN];
-            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
-            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], (wn * WTN + j * 16u) * SBT + kk, SBT);
-            for (uint i = 0u; i < FM; ++i)
-                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
-        }
+        MULTIPLY_SLICE();
         barrier();
     }
 #elif BM >= 64
@@ -233,23 +254,12 @@ void main() {
         for (uint i = 0u; i < A_PER; ++i) {
             uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
             uvec4 v = aReg[i];
-            uint s = row * SA + q * 8u;
-            f16vec2 h0 = unpackFloat2x16(v.x), h1 = unpackFloat2x16(v.y), h2 = unpackFloat2x16(v.z),
-                    h3 = unpackFloat2x16(v.w);
-            As[s + 0u] = h0.x; As[s + 1u] = h0.y; As[s + 2u] = h1.x; As[s + 3u] = h1.y;
-            As[s + 4u] = h2.x; As[s + 5u] = h2.y; As[s + 6u] = h3.x; As[s + 7u] = h3.y;
+            STORE_A_WORD(row, q, v);
         }
         for (uint i = 0u; i < B_PER; ++i) Bs[(kkFirst + i * KSTEP) * SB + nnLoad] = bReg[i];
         barrier();
         if (k0 + BK < kEnd) loadSlice(k0 + BK, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
-        for (uint kk = 0u; kk < BK; kk += 16u) {
-            CM_FRAG_A a[FM];
-            CM_FRAG_B b[FN];
-            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
-            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], kk * SB + wn * WTN + j * 16u, SB);
-            for (uint i = 0u; i < FM; ++i)
-                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
-        }
+        MULTIPLY_SLICE();
         barrier();
     }
 #else
@@ -259,11 +269,7 @@ void main() {
         for (uint e = tid; e < BM * BK / 8u; e += NT) {
             uint row = e / (BK / 8u), q = e % (BK / 8u);
             uvec4 v = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
-            uint s = row * SA + q * 8u;
-            f16vec2 h0 = unpackFloat2x16(v.x), h1 = unpackFloat2x16(v.y), h2 = unpackFloat2x16(v.z),
-                    h3 = unpackFloat2x16(v.w);
-            As[s + 0u] = h0.x; As[s + 1u] = h0.y; As[s + 2u] = h1.x; As[s + 3u] = h1.y;
-            As[s + 4u] = h2.x; As[s + 5u] = h2.y; As[s + 6u] = h3.x; As[s + 7u] = h3.y;
+            STORE_A_WORD(row, q, v);
         }
         // B: the im2col gather, zero outside the image and past this split's reduction.
         for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
@@ -281,14 +287,7 @@ void main() {
             Bs[kk * SB + nnLoad] = v;
         }
         barrier();
-        for (uint kk = 0u; kk < BK; kk += 16u) {
-            CM_FRAG_A a[FM];
-            CM_FRAG_B b[FN];
-            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);
-            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], kk * SB + wn * WTN + j * 16u, SB);
-            for (uint i = 0u; i < FM; ++i)
-                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);
-        }
+        MULTIPLY_SLICE();
         barrier();
     }
 #endif
