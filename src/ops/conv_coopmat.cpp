@@ -90,8 +90,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
     const int64_t pixelTiles = (pixels + tile.bn - 1) / tile.bn;
 
-    int64_t kChunk = Kpad;
-    kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK);
+    int64_t kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK);
     if (kChunk >= K) kChunk = Kpad;
     int64_t splits = (K + kChunk - 1) / kChunk;
     if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;

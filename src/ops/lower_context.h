@@ -11,6 +11,17 @@
 
 namespace vkinfer::ops {
 
+// Where value `v` lives when values alias (views, in-place Concat): v is stored at byte
+// offset[v] of parent[v] (-1: its own storage). Returns the root and adds v's byte offset in
+// it to *offset. Values past the end of `parent` (added after planning) are their own roots.
+inline int aliasRoot(const std::vector<int>& parent, const std::vector<int64_t>& offset, int v, int64_t* at) {
+    while (static_cast<size_t>(v) < parent.size() && parent[v] >= 0) {
+        *at += offset[v];
+        v = parent[v];
+    }
+    return v;
+}
+
 class LowerContext {
 public:
     LowerContext(graph::Graph& g, std::vector<Dispatch>& out, const DeviceCapabilities& device = {})
@@ -59,7 +70,8 @@ public:
     bool storedAt(int value, int target, int64_t offset) const {
         if (!aliasParent_ || value < 0 || target < 0) return false;
         int64_t valueOffset = 0, targetOffset = 0;
-        int valueRoot = aliasRoot(value, &valueOffset), targetRoot = aliasRoot(target, &targetOffset);
+        int valueRoot = aliasRoot(*aliasParent_, *aliasOffset_, value, &valueOffset);
+        int targetRoot = aliasRoot(*aliasParent_, *aliasOffset_, target, &targetOffset);
         return valueRoot != value && valueRoot == targetRoot && valueOffset == targetOffset + offset;
     }
     // The value whose storage holds `value` (an in-place Concat's output), or -1.
@@ -88,14 +100,6 @@ private:
     const std::vector<int>* aliasParent_ = nullptr;
     const std::vector<int64_t>* aliasOffset_ = nullptr;
     std::vector<char> channelsLast_;
-
-    int aliasRoot(int v, int64_t* offset) const {
-        while (static_cast<size_t>(v) < aliasParent_->size() && (*aliasParent_)[v] >= 0) {
-            *offset += (*aliasOffset_)[v];
-            v = (*aliasParent_)[v];
-        }
-        return v;
-    }
 };
 
 // Binding helpers.

@@ -45,6 +45,12 @@ void absorb(Graph& g, Node& producer, Node& fused) {
     g.relinkProducers();
 }
 
+// True when a node's optional extra outputs (BatchNormalization's training statistics) are
+// requested: its computation cannot be folded into another node's.
+bool hasExtraOutputs(const Node& n) {
+    return n.outputs.size() > 1 && std::any_of(n.outputs.begin() + 1, n.outputs.end(), [](int o) { return o >= 0; });
+}
+
 bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
     if (n.opType == "Relu") {
         act->kind = ActKind::Relu;
@@ -83,8 +89,7 @@ void foldBatchNorm(Graph& g) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& bn = g.nodes[i];
         if (bn.removed || bn.opType != "BatchNormalization") continue;
-        if (bn.outputs.size() > 1 && std::any_of(bn.outputs.begin() + 1, bn.outputs.end(), [](int o) { return o >= 0; }))
-            continue;  // training-mode outputs are requested
+        if (hasExtraOutputs(bn)) continue;  // training-mode outputs are requested
         if (bn.attrInt("training_mode", 0) != 0) continue;  // normalizes by the batch's statistics, not the running ones
         Node* conv = soleProducer(g, bn.inputs[0], static_cast<int>(i), {"Conv"});
         if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
@@ -142,8 +147,7 @@ void fuseActivations(Graph& g) {
         Node* p = soleProducer(g, actNode.inputs[0], static_cast<int>(i),
                                {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization"});
         if (!p || p->activation.kind != ActKind::None) continue;
-        if (p->outputs.size() > 1 && std::any_of(p->outputs.begin() + 1, p->outputs.end(), [](int o) { return o >= 0; }))
-            continue;
+        if (hasExtraOutputs(*p)) continue;
         p->activation = act;
         absorb(g, *p, actNode);
     }
@@ -167,9 +171,7 @@ void fuseSilu(Graph& g) {
             if (std::find_if(std::begin(kProducers), std::end(kProducers),
                              [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
                 continue;
-            if (producer.activation.kind != ActKind::None || producer.outputs[0] != x) continue;
-            if (producer.outputs.size() > 1 &&
-                std::any_of(producer.outputs.begin() + 1, producer.outputs.end(), [](int o) { return o >= 0; }))
+            if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer))
                 continue;
             auto readers = g.consumers(x);
             std::sort(readers.begin(), readers.end());

@@ -45,12 +45,9 @@ struct Aliases {
     }
     int root(int v, int64_t* off) const {
         int64_t o = 0;
-        while (parent[v] >= 0) {
-            o += offset[v];
-            v = parent[v];
-        }
+        int r = ops::aliasRoot(parent, offset, v, &o);
         if (off) *off = o;
-        return v;
+        return r;
     }
 };
 
