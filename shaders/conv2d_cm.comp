@@ -87,13 +87,15 @@ shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
 #define B_FRAG_STRIDE SB
 #endif
 #define MULTIPLY_SLICE()                                                                           \
-    for (uint kk = 0u; kk < BK; kk += 16u) {                                                       \
+    CM_UNROLL for (uint kk = 0u; kk < BK; kk += 16u) {                                             \
         CM_FRAG_A a[FM];                                                                           \
         CM_FRAG_B b[FN];                                                                           \
-        for (uint i = 0u; i < FM; ++i) CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);        \
-        for (uint j = 0u; j < FN; ++j) CM_LOAD_B(b[j], B_FRAG_OFFSET(kk, j), B_FRAG_STRIDE);       \
-        for (uint i = 0u; i < FM; ++i)                                                             \
-            for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);                       \
+        CM_UNROLL for (uint i = 0u; i < FM; ++i)                                                   \
+            CM_LOAD_A(a[i], (wm * WTM + i * 16u) * SA + kk, SA);                                   \
+        CM_UNROLL for (uint j = 0u; j < FN; ++j)                                                   \
+            CM_LOAD_B(b[j], B_FRAG_OFFSET(kk, j), B_FRAG_STRIDE);                                  \
+        CM_UNROLL for (uint i = 0u; i < FM; ++i)                                                   \
+            CM_UNROLL for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], a[i], b[j]);             \
     }
 // NCHW paths: word q (8 halves) of row `row` of the A tile into the half-typed As.
 #define STORE_A_WORD(row, q, v)                                                                    \
@@ -125,7 +127,7 @@ struct PixelOrigin {
 void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, uint kq, PixelOrigin px[B_WORDS], out uvec4 aReg[A_PER],
                    out uvec4 bReg[B_WORDS]) {
     const uint tid = gl_LocalInvocationIndex;
-    for (uint i = 0u; i < A_PER; ++i) {
+    CM_UNROLL for (uint i = 0u; i < A_PER; ++i) {
         uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
         aReg[i] = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
     }
@@ -133,7 +135,7 @@ void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, uint kq, PixelOrigin px[B_WOR
 #ifndef POINTWISE
     ivec4 kt = k < kEnd ? kTable[k] : ivec4(0);
 #endif
-    for (uint i = 0u; i < B_WORDS; ++i) {
+    CM_UNROLL for (uint i = 0u; i < B_WORDS; ++i) {
         uvec4 v = uvec4(0u);
         if (px[i].valid && k < kEnd) {
 #ifdef POINTWISE
@@ -154,11 +156,11 @@ void loadSliceNhwc(uint k0, uint kEnd, uint aRow0, uint kq, PixelOrigin px[B_WOR
 void loadSlice(uint k0, uint kEnd, uint aRow0, bool nValid, int xBase, int iy0, int ix0, uint kkFirst,
                out uvec4 aReg[A_PER], out float16_t bReg[B_PER]) {
     const uint tid = gl_LocalInvocationIndex;
-    for (uint i = 0u; i < A_PER; ++i) {
+    CM_UNROLL for (uint i = 0u; i < A_PER; ++i) {
         uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
         aReg[i] = wq[((aRow0 + row) * p.Kpad + k0) / 8u + q];
     }
-    for (uint i = 0u; i < B_PER; ++i) {
+    CM_UNROLL for (uint i = 0u; i < B_PER; ++i) {
         uint k = k0 + kkFirst + i * KSTEP;
         float16_t v = float16_t(0.0);
         if (nValid && k < kEnd) {
@@ -196,8 +198,8 @@ void main() {
     if (n0 >= NP) return;  // past the last tile of a spilled grid (uniform per workgroup)
 
     CM_ACC acc[FM][FN];
-    for (uint i = 0u; i < FM; ++i)
-        for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
+    CM_UNROLL for (uint i = 0u; i < FM; ++i)
+        CM_UNROLL for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
 
     // Each thread gathers one fixed column (output pixel) of the B tile, rows kkFirst,
     // kkFirst + KSTEP, ...: its pixel is decomposed once.
@@ -219,7 +221,7 @@ void main() {
     // Register double buffering as below, for both tile sizes: the loads are few words here.
     const uint kq = tid % B_WORD_LANES;
     PixelOrigin px[B_WORDS];
-    for (uint i = 0u; i < B_WORDS; ++i) {
+    CM_UNROLL for (uint i = 0u; i < B_WORDS; ++i) {
         uint n = n0 + tid / B_WORD_LANES + i * (NT / B_WORD_LANES);
         px[i].valid = n < NP;
         uint b = n / OHW, pix = n % OHW;
@@ -231,11 +233,11 @@ void main() {
     uvec4 bReg[B_WORDS];
     loadSliceNhwc(kBegin, kEnd, aRow0, kq, px, aReg, bReg);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        for (uint i = 0u; i < A_PER; ++i) {
+        CM_UNROLL for (uint i = 0u; i < A_PER; ++i) {
             uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
             As[row * (SA / 8u) + q] = aReg[i];
         }
-        for (uint i = 0u; i < B_WORDS; ++i)
+        CM_UNROLL for (uint i = 0u; i < B_WORDS; ++i)
             Bs[(tid / B_WORD_LANES + i * (NT / B_WORD_LANES)) * (SBT / 8u) + kq] = bReg[i];
         barrier();
         if (k0 + BK < kEnd) loadSliceNhwc(k0 + BK, kEnd, aRow0, kq, px, aReg, bReg);
@@ -251,12 +253,12 @@ void main() {
     float16_t bReg[B_PER];
     loadSlice(kBegin, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        for (uint i = 0u; i < A_PER; ++i) {
+        CM_UNROLL for (uint i = 0u; i < A_PER; ++i) {
             uint e = tid + i * NT, row = e / (BK / 8u), q = e % (BK / 8u);
             uvec4 v = aReg[i];
             STORE_A_WORD(row, q, v);
         }
-        for (uint i = 0u; i < B_PER; ++i) Bs[(kkFirst + i * KSTEP) * SB + nnLoad] = bReg[i];
+        CM_UNROLL for (uint i = 0u; i < B_PER; ++i) Bs[(kkFirst + i * KSTEP) * SB + nnLoad] = bReg[i];
         barrier();
         if (k0 + BK < kEnd) loadSlice(k0 + BK, kEnd, aRow0, nValid, xBase, iy0, ix0, kkFirst, aReg, bReg);
         MULTIPLY_SLICE();
@@ -293,11 +295,11 @@ void main() {
 #endif
 
     // Epilogue, one accumulator at a time through this warp's staging rows.
-    for (uint i = 0u; i < FM; ++i) {
-        for (uint j = 0u; j < FN; ++j) {
+    CM_UNROLL for (uint i = 0u; i < FM; ++i) {
+        CM_UNROLL for (uint j = 0u; j < FN; ++j) {
             CM_STAGE(acc[i][j], warp);
             CM_WARP_SYNC();
-            for (uint t = 0u; t < 8u; ++t) {
+            CM_UNROLL for (uint t = 0u; t < 8u; ++t) {
                 // Consecutive lanes store consecutive addresses: pixels in NCHW, channels in NHWC.
                 uint e = lane + 32u * t;
                 uint r = p.outNhwc != 0u ? e % 16u : e / 16u, c = p.outNhwc != 0u ? e / 16u : e % 16u;

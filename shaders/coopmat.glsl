@@ -20,6 +20,19 @@
 // + k), for kernels that stage B with the reduction contiguous.
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
+
+// CM_UNROLL before the loops over fragments, accumulators and register-staged words, so that
+// every fragment index is a constant. glslc keeps such loops rolled, with the fragment arrays
+// in function memory indexed by the loop counters; so compiled, every tensor-core kernel ran
+// at about 35 TFLOP/s on the H200 whatever its tiles, and unrolled the same GEMM ran at 143
+// (docs/BENCHMARKS.md). The emulation keeps its loops rolled: unrolled, lavapipe took tens of
+// seconds per pipeline.
+#if defined(CM_EMULATE)
+#define CM_UNROLL
+#else
+#define CM_UNROLL [[unroll]]
+#endif
 
 #define CM_CS_STRIDE 20u   // floats per staged row: 16 + 4 so that rows start on other banks
 #define CM_CS_WARP (16u * CM_CS_STRIDE)
@@ -70,7 +83,6 @@
 #elif defined(CM_EMULATE)
 // Loops kept rolled: unrolled, the 16-long sums of every accumulator element made each
 // kernel's pipeline take tens of seconds to compile on lavapipe.
-#extension GL_EXT_control_flow_attributes : require
 struct CmFrag {  // element (r, c) at offset + r * rowStride + c * colStride, in halves
     uint offset;
     uint rowStride;

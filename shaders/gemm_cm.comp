@@ -7,7 +7,10 @@
 // rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1), so whole words are loaded;
 // otherwise eight elements are gathered per word. Bounds are checked either way.
 // The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
-// Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, SPLITK, VEC_A, VEC_B, CM_NV / CM_EMULATE.
+// FULL_TILES: M, N are multiples of BM, BN and the chunk of K a multiple of BK, operands in
+// whole words (VEC_A, VEC_B): no bounds checks on the loads.
+// Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, SPLITK, VEC_A, VEC_B, FULL_TILES, CM_NV /
+// CM_EMULATE.
 #define T_F16
 #include "common.glsl"
 #include "types.glsl"
@@ -67,6 +70,9 @@ uint pack2(float lo, float hi) { return packFloat2x16(f16vec2(float16_t(lo), flo
 uvec4 wordA(uint e, uint k0, uint kEnd, uint aBase, uint m0) {
     uint row = e / (BK / 8), q = e % (BK / 8);
     uint m = m0 + row, k = k0 + 8u * q;
+#ifdef FULL_TILES
+    return a4[(aBase + m * p.aM + k) / 8u];
+#endif
     uvec4 v = uvec4(0u);
 #ifdef VEC_A
     if (m < p.M && k + 8u <= kEnd) {
@@ -84,6 +90,9 @@ uvec4 wordA(uint e, uint k0, uint kEnd, uint aBase, uint m0) {
 uvec4 wordB(uint e, uint k0, uint kEnd, uint bBase, uint n0) {
     uint row = e / (BN / 8), q = e % (BN / 8);
     uint k = k0 + row, n = n0 + 8u * q;
+#ifdef FULL_TILES
+    return b4[(bBase + k * p.bK + n) / 8u];
+#endif
     uvec4 v = uvec4(0u);
 #ifdef VEC_B
     if (k < kEnd && n + 8u <= p.N) {
@@ -113,44 +122,46 @@ void main() {
     const uint bBase = b1 * p.bOuter + b2 * p.bInner;
 
     CM_ACC acc[FM][FN];
-    for (uint i = 0u; i < FM; ++i)
-        for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
+    CM_UNROLL for (uint i = 0u; i < FM; ++i)
+        CM_UNROLL for (uint j = 0u; j < FN; ++j) CM_ZERO(acc[i][j]);
 
     // Register double buffering (as conv2d_cm.comp): slice k0 + BK is loaded from global
     // memory while slice k0 is multiplied.
     uvec4 aReg[A_PER], bReg[B_PER];
-    for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, kBegin, kEnd, aBase, m0);
-    for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, kBegin, kEnd, bBase, n0);
+    CM_UNROLL for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, kBegin, kEnd, aBase, m0);
+    CM_UNROLL for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, kBegin, kEnd, bBase, n0);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        for (uint i = 0u; i < A_PER; ++i) {
+        CM_UNROLL for (uint i = 0u; i < A_PER; ++i) {
             uint e = tid + i * NT;
             As[(e / (BK / 8)) * (SA / 8) + e % (BK / 8)] = aReg[i];
         }
-        for (uint i = 0u; i < B_PER; ++i) {
+        CM_UNROLL for (uint i = 0u; i < B_PER; ++i) {
             uint e = tid + i * NT;
             Bs[(e / (BN / 8)) * (SB / 8) + e % (BN / 8)] = bReg[i];
         }
         barrier();
         if (k0 + BK < kEnd) {
-            for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, k0 + BK, kEnd, aBase, m0);
-            for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, k0 + BK, kEnd, bBase, n0);
+            CM_UNROLL for (uint i = 0u; i < A_PER; ++i) aReg[i] = wordA(tid + i * NT, k0 + BK, kEnd, aBase, m0);
+            CM_UNROLL for (uint i = 0u; i < B_PER; ++i) bReg[i] = wordB(tid + i * NT, k0 + BK, kEnd, bBase, n0);
         }
-        for (uint kk = 0u; kk < BK; kk += 16u) {
+        CM_UNROLL for (uint kk = 0u; kk < BK; kk += 16u) {
             CM_FRAG_A fa[FM];
-            CM_FRAG_B fb[FN];
-            for (uint i = 0u; i < FM; ++i) CM_LOAD_A(fa[i], (wm * WTM + i * 16u) * SA + kk, SA);
-            for (uint j = 0u; j < FN; ++j) CM_LOAD_B(fb[j], kk * SB + wn * WTN + j * 16u, SB);
-            for (uint i = 0u; i < FM; ++i)
-                for (uint j = 0u; j < FN; ++j) CM_MULADD(acc[i][j], fa[i], fb[j]);
+            CM_UNROLL for (uint i = 0u; i < FM; ++i) CM_LOAD_A(fa[i], (wm * WTM + i * 16u) * SA + kk, SA);
+            // One B fragment live at a time: a 64 x 64 warp tile keeps 16 accumulators.
+            CM_UNROLL for (uint j = 0u; j < FN; ++j) {
+                CM_FRAG_B fb;
+                CM_LOAD_B(fb, kk * SB + wn * WTN + j * 16u, SB);
+                CM_UNROLL for (uint i = 0u; i < FM; ++i) CM_MULADD(acc[i][j], fa[i], fb);
+            }
         }
         barrier();
     }
 
-    for (uint i = 0u; i < FM; ++i) {
-        for (uint j = 0u; j < FN; ++j) {
+    CM_UNROLL for (uint i = 0u; i < FM; ++i) {
+        CM_UNROLL for (uint j = 0u; j < FN; ++j) {
             CM_STAGE(acc[i][j], warp);
             CM_WARP_SYNC();
-            for (uint t = 0u; t < 8u; ++t) {
+            CM_UNROLL for (uint t = 0u; t < 8u; ++t) {
                 uint e = lane + 32u * t, r = e / 16u, cc = e % 16u;
                 uint m = m0 + wm * WTM + i * 16u + r;
                 uint n = n0 + wn * WTN + j * 16u + cc;

@@ -90,7 +90,13 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
     const int64_t pixelTiles = (pixels + tile.bn - 1) / tile.bn;
 
-    int64_t kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK);
+    // Split-K aims at 256 workgroups here (the portable kernels: 128): with the fragment loops
+    // unrolled these kernels finish a tile fast enough that ResNet-50's 28x28 and 14x14 layers
+    // (49-98 tiles at batch 8) left the H200's 132 multiprocessors half idle (batch 8: 1.683 ->
+    // 1.516 ms, docs/BENCHMARKS.md).
+    constexpr int64_t kCoopmatSplitTargetGroups = 256;
+    int64_t kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK,
+                                 kCoopmatSplitTargetGroups);
     if (kChunk >= K) kChunk = Kpad;
     int64_t splits = (K + kChunk - 1) / kChunk;
     if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;

@@ -271,8 +271,8 @@ Tensor reshapeCopy(const Tensor& t, const Shape& shape) {
     return out;
 }
 
-int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK) {
-    constexpr int64_t kSplitTargetGroups = 128, kMinSplitK = 64, kMaxSplits = 32;
+int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK, int64_t kSplitTargetGroups) {
+    constexpr int64_t kMinSplitK = 64, kMaxSplits = 32;
     // (tiles is 0 for an empty output: a batch of 0 divided by zero here.)
     if (tiles <= 0 || tiles * 2 > kSplitTargetGroups || K < 2 * kMinSplitK) return K;
     int64_t splits = std::min({(kSplitTargetGroups + tiles - 1) / tiles, K / kMinSplitK, kMaxSplits});

@@ -111,11 +111,13 @@ DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std:
 inline uint32_t u32(int64_t v) { return static_cast<uint32_t>(v); }
 
 // Split-K (conv2d.comp and gemm.comp with SPLITK): a product with fewer output tiles than
-// half of kSplitTargetGroups leaves a large GPU mostly idle (a 7x7 map with 256 channels is
+// half of targetGroups leaves a large GPU mostly idle (a 7x7 map with 256 channels is
 // 4 tiles of 64x64 for 132 multiprocessors), so its reduction is split across workgroups
 // when long enough. Returns the reduction indices per split (a multiple of kTileK, the
 // kernel's BK: 16 for the tiled kernels, 32 for the cooperative-matrix ones), or K for no split.
-int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16);
+// targetGroups: the workgroups a split aims at (a product with half as many tiles or more
+// is left whole).
+int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16, int64_t targetGroups = 128);
 // Parallel siblings: nodes that share a wave, and so the GPU, with node `n`: `input` fans out
 // to 3 or more readers other than Concats (Inception's branch starts, attention's Q/K/V
 // projections), or `n` writes a slice of an in-place Concat that another independent node

@@ -160,8 +160,8 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     DeviceCapabilities coopmatWrongSubgroup = h200;
     coopmatWrongSubgroup.subgroupSize = 64;
 
-    // 96x96: enough pixel tiles that neither kernel splits the reduction.
-    ConvCase big{"big", {1, 64, 96, 96}, 64, 3};
+    // 144x144: enough pixel tiles (162) that neither kernel splits the reduction.
+    ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
     OnnxBuilder b = convModel(big);
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
     auto k = convKernels(b, in, h200);
@@ -171,20 +171,20 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     EXPECT_EQ(convKernels(b, in, coopmatWrongSubgroup), std::vector<std::string>{"conv2d_t64x64_f16"});
     EXPECT_EQ(convKernels(b, in, emulated()), std::vector<std::string>{"conv2d_cm64_emu"});
 
-    ConvCase pw{"pw", {1, 64, 96, 96}, 32, 1, 1, 1, 0};
+    ConvCase pw{"pw", {1, 64, 144, 144}, 32, 1, 1, 1, 0};
     OnnxBuilder pwb = convModel(pw);
     EXPECT_EQ(convKernels(pwb, in, h200), std::vector<std::string>{"conv2d_cm32_pw_nv"});
 
     // Few output channels or a short reduction: the portable kernels; 8 channels and more
     // (an upscaler's head) the 32-row tile.
-    ConvCase head{"head", {1, 64, 96, 96}, 12, 3};
+    ConvCase head{"head", {1, 64, 144, 144}, 12, 3};
     EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_cm32_nv"});
-    ConvCase narrow{"narrow", {1, 64, 96, 96}, 6, 3};
+    ConvCase narrow{"narrow", {1, 64, 144, 144}, 6, 3};
     EXPECT_EQ(convKernels(convModel(narrow), in, h200), std::vector<std::string>{"conv2d_t16x128_f16"});
-    ConvCase stem{"stem", {1, 3, 96, 96}, 32, 3};
+    ConvCase stem{"stem", {1, 3, 144, 144}, 32, 3};
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
-    ConvCase dw{"dw", {1, 64, 96, 96}, 64, 3, 1, 64};
+    ConvCase dw{"dw", {1, 64, 144, 144}, 64, 3, 1, 64};
     EXPECT_EQ(convKernels(convModel(dw), in, h200), std::vector<std::string>{"conv2d_direct_f16"});
 
     // A 4x4 map over 256 channels: 1 pixel tile, so the reduction is split.
@@ -282,6 +282,7 @@ const std::vector<GemmCase>& gemmCases() {
         {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu"},
         {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_va_vb_splitk_emu"},
         {"128-row tile", {160, 64}, {64, 136}, false, false, "gemm_cm128_va_vb_emu"},
+        {"full tiles, relu", {256, 64}, {64, 256}, false, true, "gemm_cm128_full_emu"},
     };
     return all;
 }
@@ -299,7 +300,7 @@ TEST_P(CoopmatGemmRuns, MatchCpuReference) {
     expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
-INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 6),
+INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 7),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
 TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
@@ -310,8 +311,11 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     auto gemm = std::find_if(k.begin(), k.end(), [](const std::string& name) { return name.rfind("gemm", 0) == 0; });
     ASSERT_NE(gemm, k.end());
     EXPECT_EQ(gemm->rfind("gemm_t16x128", 0), 0u) << *gemm;
-    GemmCase big{"big", {2048, 2048}, {2048, 2048}};  // 256 tiles: no split
+    GemmCase big{"big", {2048, 2048}, {2048, 2048}};  // 256 tiles: no split; tiles fill it
     k = planKernels(gemmModel(big), {{"a", big.a}}, h200);
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_full_nv"), k.end());
+    GemmCase ragged{"ragged", {2000, 2048}, {2048, 2048}};  // the last row tile is partial: checked
+    k = planKernels(gemmModel(ragged), {{"a", ragged.a}}, h200);
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
 }
 
@@ -456,7 +460,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
     // The session describes its device as the H200 description above does, so its plan takes
     // the tensor-core kernel that description selects.
     const DeviceCapabilities h200 = h200Description();
-    ConvCase big{"big", {1, 64, 96, 96}, 64, 3};
+    ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
     OnnxBuilder b = convModel(big);
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
     auto described = convKernels(b, in, h200);
@@ -469,7 +473,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
     auto j = s->planJson({{"x", big.x}});
     ASSERT_TRUE(j.ok());
     EXPECT_NE(j->find("\"conv2d_cm64_nv\""), std::string::npos);
-    expectGpuMatchesCpuWith(b, in, "96x96x64 (tensor cores)", coopmatTolerance(), o);
+    expectGpuMatchesCpuWith(b, in, "144x144x64 (tensor cores)", coopmatTolerance(), o);
 }
 
 }  // namespace
