@@ -40,9 +40,11 @@ struct DeviceInfo {
     bool timelineSemaphoreExport = false;  // timeline semaphores exportable as opaque fd
     bool cooperativeMatrixKhr = false;
     bool cooperativeMatrixNv = false;
-    // VK_NV_cooperative_matrix offers 16x16x16 float16 x float16 -> float32 at subgroup scope
-    // (what vkinfer's tensor-core kernels use).
+    // VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix offers 16x16x16 float16 x float16
+    // -> float32 at subgroup scope (what vkinfer's tensor-core kernels use); ...Khr / ...Nv: which.
     bool cooperativeMatrix16x16x16 = false;
+    bool cooperativeMatrix16x16x16Khr = false;
+    bool cooperativeMatrix16x16x16Nv = false;
     bool timestamps = false;            // compute queue supports timestamp queries
     double timestampPeriodNs = 0;
     uint32_t subgroupSize = 0;

@@ -45,10 +45,11 @@ PlanOptions SessionImpl::planOptions() const {
     po.device.subgroupSize = info.subgroupSize;
     po.device.sharedMemoryBytes = info.sharedMemoryBytes;
     po.device.float16Arithmetic = dev.enabled().has(vk::Feature::ShaderFloat16);
-    // Tensor cores: the extension and its features enabled, and the 16x16x16 float16 ->
-    // float32 shape among those the driver reports (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV).
-    po.device.cooperativeMatrix16 = options.cooperativeMatrix && info.cooperativeMatrix16x16x16 &&
-                                    dev.enabled().has(vk::Feature::CooperativeMatrixNV) &&
+    // Tensor cores: an extension and its feature enabled, with the 16x16x16 float16 -> float32
+    // shape among those its driver reports (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR/NV).
+    const bool khr = info.cooperativeMatrix16x16x16Khr && dev.enabled().has(vk::Feature::CooperativeMatrixKHR);
+    const bool nv = info.cooperativeMatrix16x16x16Nv && dev.enabled().has(vk::Feature::CooperativeMatrixNV);
+    po.device.cooperativeMatrix16 = options.cooperativeMatrix && (khr || nv) &&
                                     dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
     po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;

@@ -201,20 +201,16 @@ private:
             case OpCompositeInsert:
             case OpCopyObject:
             case OpFConvert:
-            case OpFNegate:
-            case OpFAdd:
-            case OpFSub:
-            case OpFMul:
-            case OpFDiv:
-            case OpMatrixTimesScalar:
             case OpSelect:
             case OpPhi:
             case OpCooperativeMatrixLoadNV:
-            case OpCooperativeMatrixMulAddNV:
-                if (in.operands.size() >= 2) return std::make_pair(in.operands[0], in.operands[1]);
-                return std::nullopt;
-            default: return std::nullopt;
+            case OpCooperativeMatrixMulAddNV: break;
+            default:
+                if (!isArithmetic(in.op)) return std::nullopt;
+                break;
         }
+        if (in.operands.size() < 2) return std::nullopt;
+        return std::make_pair(in.operands[0], in.operands[1]);
     }
 
     void classify() {
@@ -226,6 +222,10 @@ private:
             const auto& o = in.operands;
             auto r = typedResult(in);
             const bool typed = r && derived(r->first);
+            if (isArithmetic(in.op)) {  // matrix arithmetic keeps its operands' type
+                for (size_t i = 2; typed && i < o.size(); ++i) unite(o[1], o[i]);
+                continue;
+            }
             switch (in.op) {
                 case OpLoad:
                 case OpAccessChain:
@@ -252,15 +252,6 @@ private:
                 case OpCompositeConstruct:
                 case OpConstantComposite:
                     if (typed && element_.at(r->first) != r->first)
-                        for (size_t i = 2; i < o.size(); ++i) unite(o[1], o[i]);
-                    break;
-                case OpFNegate:
-                case OpFAdd:
-                case OpFSub:
-                case OpFMul:
-                case OpFDiv:
-                case OpMatrixTimesScalar:
-                    if (typed)
                         for (size_t i = 2; i < o.size(); ++i) unite(o[1], o[i]);
                     break;
                 case OpCooperativeMatrixMulAddNV:

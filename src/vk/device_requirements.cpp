@@ -12,6 +12,7 @@ constexpr const char* kCore = "VkPhysicalDeviceFeatures";
 constexpr const char* kV11 = "VkPhysicalDeviceVulkan11Features";
 constexpr const char* kV12 = "VkPhysicalDeviceVulkan12Features";
 constexpr const char* kCoopNv = "VkPhysicalDeviceCooperativeMatrixFeaturesNV";
+constexpr const char* kCoopKhr = "VkPhysicalDeviceCooperativeMatrixFeaturesKHR";
 constexpr const char* kExtension = "device extension";
 
 }  // namespace
@@ -30,7 +31,9 @@ const std::vector<Use>& featureUses() {
         {"storageBuffer8BitAccess", kV12, false, "int8, uint8 and bool tensors"},
         {"timelineSemaphore", kV12, false,
          "the session's timeline semaphore: exportTimelineSemaphore, waiting on imported timeline semaphores"},
-        {"vulkanMemoryModel", kV12, false, "cooperative-matrix kernels (with VK_NV_cooperative_matrix)"},
+        {"vulkanMemoryModel", kV12, false, "cooperative-matrix kernels (with VK_KHR_ or VK_NV_cooperative_matrix)"},
+        {"cooperativeMatrix", kCoopKhr, false,
+         "tensor-core convolution and matrix-multiply kernels in float16 (with VK_KHR_cooperative_matrix; preferred)"},
         {"cooperativeMatrix", kCoopNv, false,
          "tensor-core convolution and matrix-multiply kernels in float16 (with VK_NV_cooperative_matrix)"},
     };
@@ -45,8 +48,10 @@ const std::vector<Use>& extensionUses() {
          "tensor memory as dma-buf fds (MemoryHandleType::DmaBuf), where buffers support it"},
         {VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, kExtension, false,
          "exportTimelineSemaphore and importWaitSemaphore (opaque fds)"},
+        {kCooperativeMatrixKhrExtension, kExtension, false,
+         "tensor-core kernels (with its cooperativeMatrix, vulkanMemoryModel and shaderFloat16; preferred)"},
         {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, kExtension, false,
-         "tensor-core kernels (with cooperativeMatrix, vulkanMemoryModel and shaderFloat16)"},
+         "tensor-core kernels (with its cooperativeMatrix, vulkanMemoryModel and shaderFloat16)"},
     };
     return uses;
 }
@@ -62,11 +67,13 @@ bool featureOfUse(const Use& use, Feature* out) {
     return false;
 }
 
-void FeatureChainStorage::link(bool withCooperativeMatrixNv) {
+void FeatureChainStorage::link(bool withCooperativeMatrixNv, bool withCooperativeMatrixKhr) {
     core.pNext = &v11;
     v11.pNext = &v12;
-    v12.pNext = withCooperativeMatrixNv ? &coopNv : nullptr;
-    coopNv.pNext = nullptr;
+    void** tail = &v12.pNext;
+    if (withCooperativeMatrixNv) *tail = &coopNv, tail = &coopNv.pNext;
+    if (withCooperativeMatrixKhr) *tail = &coopKhr, tail = &coopKhr.pNext;
+    *tail = nullptr;
 }
 
 FeatureSet featuresOf(const VkPhysicalDeviceFeatures& f) {
@@ -165,6 +172,10 @@ FeatureSet featuresInChain(const void* pNext, bool* timelineSemaphore) {
                 if (reinterpret_cast<const VkPhysicalDeviceCooperativeMatrixFeaturesNV*>(at)->cooperativeMatrix)
                     s.set(Feature::CooperativeMatrixNV);
                 break;
+            case kStructureCooperativeMatrixFeaturesKhr:
+                if (reinterpret_cast<const CooperativeMatrixFeaturesKhr*>(at)->cooperativeMatrix)
+                    s.set(Feature::CooperativeMatrixKHR);
+                break;
             default: break;
         }
     }
@@ -181,12 +192,14 @@ EnablePlan planDeviceFeatures(VkPhysicalDevice phys) {
                plan.supportedExtensions.end();
     };
     const bool coopNv = offered(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    const bool coopKhr = offered(kCooperativeMatrixKhrExtension);
 
     FeatureChainStorage have;
-    have.link(coopNv);
+    have.link(coopNv, coopKhr);
     vkGetPhysicalDeviceFeatures2(phys, &have.core);
     plan.supported = featuresInChain(&have.core);
     if (!coopNv) plan.supported.set(Feature::CooperativeMatrixNV, false);
+    if (!coopKhr) plan.supported.set(Feature::CooperativeMatrixKHR, false);
 
     plan.chain = std::make_unique<FeatureChainStorage>();
     FeatureChainStorage& want = *plan.chain;
@@ -199,16 +212,21 @@ EnablePlan planDeviceFeatures(VkPhysicalDevice phys) {
     want.v12.shaderInt8 = have.v12.shaderInt8;
     want.v12.storageBuffer8BitAccess = have.v12.storageBuffer8BitAccess;
     want.v12.timelineSemaphore = have.v12.timelineSemaphore;
-    // The cooperative-matrix kernels need the memory model, float16 and the extension's feature
-    // together; enable the extension only when all of them are there.
-    const bool tensorCores = coopNv && have.coopNv.cooperativeMatrix && have.v12.vulkanMemoryModel &&
-                             have.v12.shaderFloat16 && have.v11.storageBuffer16BitAccess;
-    want.v12.vulkanMemoryModel = tensorCores;
-    want.coopNv.cooperativeMatrix = tensorCores;
-    want.link(tensorCores);
+    // The cooperative-matrix kernels need the memory model, float16 and an extension's feature
+    // together; enable each extension only when all of them are there. Both may be enabled:
+    // the kernels are compiled for NV and translated to KHR (vk/coopmat_khr.h) where it is.
+    const bool matrixBasics = have.v12.vulkanMemoryModel && have.v12.shaderFloat16 && have.v11.storageBuffer16BitAccess;
+    const bool tensorCoresNv = coopNv && have.coopNv.cooperativeMatrix && matrixBasics;
+    const bool tensorCoresKhr = coopKhr && have.coopKhr.cooperativeMatrix && matrixBasics;
+    want.v12.vulkanMemoryModel = tensorCoresNv || tensorCoresKhr;
+    want.coopNv.cooperativeMatrix = tensorCoresNv;
+    want.coopKhr.cooperativeMatrix = tensorCoresKhr;
+    want.link(tensorCoresNv, tensorCoresKhr);
 
     for (const auto& ext : plan.supportedExtensions)
-        if (ext != VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME || tensorCores) plan.extensions.push_back(ext);
+        if ((ext != VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME || tensorCoresNv) &&
+            (ext != kCooperativeMatrixKhrExtension || tensorCoresKhr))
+            plan.extensions.push_back(ext);
     plan.features = featuresInChain(&want.core, &plan.timelineSemaphore);
     return plan;
 }

@@ -27,6 +27,26 @@ const std::vector<Use>& extensionUses();
 // The Feature behind a featureUses() entry (by name and structure).
 bool featureOfUse(const Use& use, Feature* out);
 
+// VK_KHR_cooperative_matrix arrived in Vulkan headers 1.3.255; Debian 12 ships 1.3.239, so its
+// two structures are spelled out here (the ABI the extension fixes).
+inline constexpr const char* kCooperativeMatrixKhrExtension = "VK_KHR_cooperative_matrix";
+inline constexpr auto kStructureCooperativeMatrixFeaturesKhr = static_cast<VkStructureType>(1000506000);
+inline constexpr auto kStructureCooperativeMatrixPropertiesKhr = static_cast<VkStructureType>(1000506001);
+struct CooperativeMatrixFeaturesKhr {
+    VkStructureType sType = kStructureCooperativeMatrixFeaturesKhr;
+    void* pNext = nullptr;
+    VkBool32 cooperativeMatrix = VK_FALSE;
+    VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+};
+struct CooperativeMatrixPropertiesKhr {
+    VkStructureType sType = kStructureCooperativeMatrixPropertiesKhr;
+    void* pNext = nullptr;
+    uint32_t MSize = 0, NSize = 0, KSize = 0;
+    VkComponentTypeNV AType{}, BType{}, CType{}, ResultType{};  // VkComponentTypeKHR: the same values
+    VkBool32 saturatingAccumulation = VK_FALSE;
+    VkScopeNV scope{};                                         // VkScopeKHR: the same values
+};
+
 // Feature structures chained for vkGetPhysicalDeviceFeatures2 / VkDeviceCreateInfo::pNext.
 // Heap-allocated by its owner so that the chain's pointers stay valid when the owner moves.
 struct FeatureChainStorage {
@@ -34,8 +54,9 @@ struct FeatureChainStorage {
     VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coopNv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-    // Links core -> v11 -> v12 [-> coopNv].
-    void link(bool withCooperativeMatrixNv);
+    CooperativeMatrixFeaturesKhr coopKhr;
+    // Links core -> v11 -> v12 [-> coopNv] [-> coopKhr].
+    void link(bool withCooperativeMatrixNv, bool withCooperativeMatrixKhr = false);
 };
 
 // What to enable on `phys`: every feature and extension of the uses that the device offers.

@@ -44,6 +44,23 @@ bool hasInstanceLayer(const char* name) {
     return false;
 }
 
+// The same for VK_KHR_cooperative_matrix (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR).
+bool hasCoopmat16Khr(VkInstance instance, VkPhysicalDevice phys) {
+    using Get = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, CooperativeMatrixPropertiesKhr*);
+    auto get = reinterpret_cast<Get>(vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+    if (!get) return false;
+    uint32_t n = 0;
+    if (get(phys, &n, nullptr) != VK_SUCCESS) return false;
+    std::vector<CooperativeMatrixPropertiesKhr> props(n);
+    if (get(phys, &n, props.data()) != VK_SUCCESS) return false;
+    for (const auto& p : props)
+        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            p.ResultType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV && !p.saturatingAccumulation)
+            return true;
+    return false;
+}
+
 bool hasInstanceExtension(const char* name) {
     uint32_t n = 0;
     vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
@@ -247,7 +264,11 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t 
     d.timelineSemaphoreExport = semFd && d.timelineSemaphore && semaphoreExportable(phys, true);
     d.cooperativeMatrixKhr = hasDeviceExtension(phys, "VK_KHR_cooperative_matrix");
     d.cooperativeMatrixNv = hasDeviceExtension(phys, "VK_NV_cooperative_matrix");
-    if (d.cooperativeMatrixNv && instance) d.cooperativeMatrix16x16x16 = hasCoopmat16(instance, phys);
+    if (instance) {
+        d.cooperativeMatrix16x16x16Nv = d.cooperativeMatrixNv && hasCoopmat16(instance, phys);
+        d.cooperativeMatrix16x16x16Khr = d.cooperativeMatrixKhr && hasCoopmat16Khr(instance, phys);
+        d.cooperativeMatrix16x16x16 = d.cooperativeMatrix16x16x16Nv || d.cooperativeMatrix16x16x16Khr;
+    }
 
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);

@@ -1,14 +1,25 @@
 #include "vk/pipelines.h"
 
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "core/kernel_table.h"
 #include "vk/check.h"
+#include "vk/coopmat_khr.h"
 #include "vk/device_features.h"
 
 namespace vkinfer::vk {
 
 PipelineCache::PipelineCache(Device& device) : device_(device) {
+    const auto& on = device_.enabled().features;
+    nvMatrices_ = on.has(Feature::CooperativeMatrixNV) && device_.info().cooperativeMatrix16x16x16Nv;
+    // The KHR form where the device offers it: NVIDIA's driver runs it several times faster
+    // than the NV form of the same kernel (docs/BENCHMARKS.md). VKINFER_COOPMAT=nv keeps the NV
+    // form where both are there, to compare them.
+    const char* force = std::getenv("VKINFER_COOPMAT");
+    const bool preferNv = force && std::string_view(force) == "nv" && nvMatrices_;
+    khrMatrices_ = on.has(Feature::CooperativeMatrixKHR) && device_.info().cooperativeMatrix16x16x16Khr && !preferNv;
     VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     VK_CHECK(vkCreatePipelineCache(device_.handle(), &info, nullptr, &cache_));
 }
@@ -71,22 +82,47 @@ PipelineCache::Layout PipelineCache::layoutFor(const std::vector<VkDescriptorTyp
 
 namespace {
 
-// Parsed once per kernel: the table is immutable.
-const KernelNeeds& needsOf(const kernels::KernelBlob& blob) {
+// Parsed once per code (a table entry or its translation; neither changes nor moves).
+const KernelNeeds& needsOf(const uint32_t* code, size_t words) {
     static std::mutex mutex;
-    static std::map<std::string_view, KernelNeeds> cache;
+    static std::map<const uint32_t*, KernelNeeds> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(code);
+    if (it == cache.end()) it = cache.emplace(code, spirvNeeds(code, words)).first;
+    return it->second;
+}
+
+// The KHR form of a kernel with NV cooperative matrices, translated once per process (a pure
+// function of the immutable table); nullptr for other kernels.
+const CoopmatTranslation* khrFormOf(const kernels::KernelBlob& blob) {
+    static std::mutex mutex;
+    static std::map<std::string_view, CoopmatTranslation> cache;
+    if (!usesCooperativeMatrixNv(blob.code, blob.words)) return nullptr;
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(blob.name);
-    if (it == cache.end()) it = cache.emplace(blob.name, spirvNeeds(blob.code, blob.words)).first;
-    return it->second;
+    if (it == cache.end()) it = cache.emplace(blob.name, translateCoopmatNvToKhr(blob.code, blob.words)).first;
+    return &it->second;
 }
 
 }  // namespace
 
+PipelineCache::Code PipelineCache::codeFor(const kernels::KernelBlob& blob) const {
+    if (khrMatrices_) {
+        if (const CoopmatTranslation* t = khrFormOf(blob)) {
+            if (!t->words.empty()) return {t->words.data(), t->words.size()};
+            if (!nvMatrices_)
+                fail(ErrorCode::Internal, "kernel '{}': its cooperative matrices could not be translated to "
+                                          "VK_KHR_cooperative_matrix: {}", blob.name, t->error);
+        }
+    }
+    return {blob.code, blob.words};
+}
+
 void PipelineCache::requireKernelFeatures(const std::string& kernel, const std::string& who) const {
     const kernels::KernelBlob* blob = kernels::find(kernel);
     if (!blob) fail(ErrorCode::Internal, "{}: no embedded shader named '{}'", who, kernel);
-    const KernelNeeds& needs = needsOf(*blob);
+    const Code code = codeFor(*blob);
+    const KernelNeeds& needs = needsOf(code.words, code.count);
     std::vector<Feature> missing = device_.enabled().features.missing(needs.features);
     if (!missing.empty()) {
         std::string list;
@@ -112,9 +148,10 @@ VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
     const kernels::KernelBlob* blob = kernels::find(kernel);
     if (!blob) fail(ErrorCode::Internal, "no embedded shader named '{}'", kernel);
     requireKernelFeatures(kernel, "pipeline creation");
+    const Code code = codeFor(*blob);
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = blob->words * sizeof(uint32_t);
-    info.pCode = blob->code;
+    info.codeSize = code.count * sizeof(uint32_t);
+    info.pCode = code.words;
     VkShaderModule m;
     VK_CHECK(vkCreateShaderModule(device_.handle(), &info, nullptr, &m));
     modules_[kernel] = m;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/kernel_table.h"
 #include "ops/dispatch.h"
 #include "vk/device.h"
 
@@ -48,8 +49,17 @@ private:
     Layout layoutFor(const std::vector<VkDescriptorType>& types);
     VkSampler sampler();
     VkShaderModule moduleFor(const std::string& kernel);
+    struct Code {
+        const uint32_t* words;
+        size_t count;
+    };
+    // The SPIR-V a kernel is created from on this device: its NV cooperative matrices in
+    // their KHR form where the device runs those (vk/coopmat_khr.h).
+    Code codeFor(const kernels::KernelBlob& blob) const;
 
     Device& device_;
+    bool khrMatrices_ = false;  // translate NV cooperative-matrix kernels to KHR
+    bool nvMatrices_ = false;   // the NV form runs here (a fallback for a refused translation)
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     std::mutex mutex_;
     std::map<std::vector<VkDescriptorType>, Layout> layouts_;
