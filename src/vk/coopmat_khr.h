@@ -2,8 +2,8 @@
 // SPV_NV_cooperative_matrix -> SPV_KHR_cooperative_matrix, on SPIR-V binaries.
 //
 // Debian 12's glslc compiles GL_NV_cooperative_matrix but not GL_KHR_cooperative_matrix, and
-// NVIDIA's drivers run the KHR form of the same kernel several times faster on Hopper
-// (docs/BENCHMARKS.md). The two extensions describe the same operations; what KHR adds is a
+// NVIDIA's driver runs the KHR form of the same kernels 1-7% faster on the H200's models
+// (docs/BENCHMARKS.md); devices that offer only KHR get the tensor-core kernels at all. The two extensions describe the same operations; what KHR adds is a
 // "use" (A, B or accumulator) in every matrix type, which NV leaves to the multiply-add that
 // consumes it. The translation infers each value's use from the data flow: values, variables,
 // access chains, loads, stores and phis that must share a type form one class, the operands

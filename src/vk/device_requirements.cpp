@@ -122,6 +122,12 @@ FeatureSet featuresInChain(const void* pNext, bool* timelineSemaphore) {
     FeatureSet s;
     bool timeline = false;
     for (auto* at = static_cast<const VkBaseInStructure*>(pNext); at; at = at->pNext) {
+        // (Not a case below: the headers' VkStructureType has no such enumerator.)
+        if (at->sType == kStructureCooperativeMatrixFeaturesKhr) {
+            if (reinterpret_cast<const CooperativeMatrixFeaturesKhr*>(at)->cooperativeMatrix)
+                s.set(Feature::CooperativeMatrixKHR);
+            continue;
+        }
         switch (at->sType) {
             case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2:
                 s = unite(s, featuresOf(reinterpret_cast<const VkPhysicalDeviceFeatures2*>(at)->features));
@@ -172,10 +178,6 @@ FeatureSet featuresInChain(const void* pNext, bool* timelineSemaphore) {
                 if (reinterpret_cast<const VkPhysicalDeviceCooperativeMatrixFeaturesNV*>(at)->cooperativeMatrix)
                     s.set(Feature::CooperativeMatrixNV);
                 break;
-            case kStructureCooperativeMatrixFeaturesKhr:
-                if (reinterpret_cast<const CooperativeMatrixFeaturesKhr*>(at)->cooperativeMatrix)
-                    s.set(Feature::CooperativeMatrixKHR);
-                break;
             default: break;
         }
     }
@@ -214,7 +216,8 @@ EnablePlan planDeviceFeatures(VkPhysicalDevice phys) {
     want.v12.timelineSemaphore = have.v12.timelineSemaphore;
     // The cooperative-matrix kernels need the memory model, float16 and an extension's feature
     // together; enable each extension only when all of them are there. Both may be enabled:
-    // the kernels are compiled for NV and translated to KHR (vk/coopmat_khr.h) where it is.
+    // the kernels are compiled for NV and translated to KHR (vk/coopmat_khr.h) where KHR is
+    // enabled.
     const bool matrixBasics = have.v12.vulkanMemoryModel && have.v12.shaderFloat16 && have.v11.storageBuffer16BitAccess;
     const bool tensorCoresNv = coopNv && have.coopNv.cooperativeMatrix && matrixBasics;
     const bool tensorCoresKhr = coopKhr && have.coopKhr.cooperativeMatrix && matrixBasics;

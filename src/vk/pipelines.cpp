@@ -14,9 +14,9 @@ namespace vkinfer::vk {
 PipelineCache::PipelineCache(Device& device) : device_(device) {
     const auto& on = device_.enabled().features;
     nvMatrices_ = on.has(Feature::CooperativeMatrixNV) && device_.info().cooperativeMatrix16x16x16Nv;
-    // The KHR form where the device offers it: NVIDIA's driver runs it several times faster
-    // than the NV form of the same kernel (docs/BENCHMARKS.md). VKINFER_COOPMAT=nv keeps the NV
-    // form where both are there, to compare them.
+    // The KHR form where the device offers it: on the H200 NVIDIA's driver runs it 1-7% faster
+    // than the NV form of the same kernels (docs/BENCHMARKS.md). VKINFER_COOPMAT=nv keeps the
+    // NV form where both are there, to compare them.
     const char* force = std::getenv("VKINFER_COOPMAT");
     const bool preferNv = force && std::string_view(force) == "nv" && nvMatrices_;
     khrMatrices_ = on.has(Feature::CooperativeMatrixKHR) && device_.info().cooperativeMatrix16x16x16Khr && !preferNv;

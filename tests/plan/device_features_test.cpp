@@ -114,6 +114,36 @@ TEST(KernelFeatures, FeaturesAreReadFromAHostsChain) {
     EXPECT_EQ(featuresInChain(nullptr), FeatureSet{});
 }
 
+// A host enabling VK_KHR_cooperative_matrix (its structure spelled out in
+// vk/device_requirements.h, as Debian 12's headers lack it), with or without the NV one, and
+// the chain vkinfer builds for itself.
+TEST(KernelFeatures, CooperativeMatrixFeaturesOfBothExtensions) {
+    CooperativeMatrixFeaturesKhr khr;
+    khr.cooperativeMatrix = VK_TRUE;
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV nv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    FeatureSet f = featuresInChain(&khr);
+    EXPECT_TRUE(f.has(Feature::CooperativeMatrixKHR));
+    EXPECT_FALSE(f.has(Feature::CooperativeMatrixNV));
+    nv.cooperativeMatrix = VK_TRUE;
+    nv.pNext = &khr;
+    khr.cooperativeMatrix = VK_FALSE;
+    f = featuresInChain(&nv);
+    EXPECT_TRUE(f.has(Feature::CooperativeMatrixNV));
+    EXPECT_FALSE(f.has(Feature::CooperativeMatrixKHR));
+
+    FeatureChainStorage chain;
+    chain.coopKhr.cooperativeMatrix = VK_TRUE;
+    chain.link(false, true);
+    EXPECT_EQ(chain.v12.pNext, &chain.coopKhr);
+    EXPECT_TRUE(featuresInChain(&chain.core).has(Feature::CooperativeMatrixKHR));
+    chain.link(true, true);
+    EXPECT_EQ(chain.v12.pNext, &chain.coopNv);
+    EXPECT_EQ(chain.coopNv.pNext, &chain.coopKhr);
+    EXPECT_EQ(chain.coopKhr.pNext, nullptr);
+    chain.link(false, false);
+    EXPECT_EQ(chain.v12.pNext, nullptr);
+}
+
 // docs/INTEGRATION.md's table lists exactly the uses in the code, with the same structures.
 TEST(KernelFeatures, IntegrationGuideTableMatchesTheCode) {
     std::ifstream in(VKINFER_SOURCE_DIR "/docs/INTEGRATION.md");
