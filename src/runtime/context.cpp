@@ -83,7 +83,7 @@ Result<Context> Context::create(const ContextOptions& options) {
             fail(ErrorCode::Unsupported, "device '{}' supports Vulkan {}; vkinfer needs 1.2", impl->info.name,
                  impl->info.apiVersionString);
         impl->device = std::make_unique<vk::Device>(phys[chosen], impl->info);
-        impl->pipelines = std::make_unique<vk::PipelineCache>(*impl->device);
+        impl->pipelines = std::make_unique<vk::PipelineCache>(*impl->device, impl->validation());
         impl->checkValidation("device creation");
         return Context(std::move(impl));
     });

@@ -11,14 +11,14 @@
 
 namespace vkinfer::vk {
 
-PipelineCache::PipelineCache(Device& device) : device_(device) {
+PipelineCache::PipelineCache(Device& device, bool validated) : device_(device) {
     const auto& on = device_.enabled().features;
     nvMatrices_ = on.has(Feature::CooperativeMatrixNV) && device_.info().cooperativeMatrix16x16x16Nv;
     // The KHR form where the device offers it: on the H200 NVIDIA's driver runs it 1-7% faster
     // than the NV form of the same kernels (docs/BENCHMARKS.md). VKINFER_COOPMAT=nv keeps the
-    // NV form where both are there, to compare them.
+    // NV form where both are there, to compare them; so does the validation layer.
     const char* force = std::getenv("VKINFER_COOPMAT");
-    const bool preferNv = force && std::string_view(force) == "nv" && nvMatrices_;
+    const bool preferNv = ((force && std::string_view(force) == "nv") || validated) && nvMatrices_;
     khrMatrices_ = on.has(Feature::CooperativeMatrixKHR) && device_.info().cooperativeMatrix16x16x16Khr && !preferNv;
     VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     VK_CHECK(vkCreatePipelineCache(device_.handle(), &info, nullptr, &cache_));

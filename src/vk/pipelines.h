@@ -24,7 +24,10 @@ struct Pipeline {
 
 class PipelineCache {
 public:
-    explicit PipelineCache(Device& device);
+    // validated: the instance runs the validation layer. Debian 12's layer (1.3.239) predates
+    // SPV_KHR_cooperative_matrix and cannot check the KHR form, so the NV form is kept then
+    // where the device has it.
+    explicit PipelineCache(Device& device, bool validated = false);
     ~PipelineCache();
     PipelineCache(const PipelineCache&) = delete;
     PipelineCache& operator=(const PipelineCache&) = delete;
