@@ -46,10 +46,8 @@ PlanOptions SessionImpl::planOptions() const {
     po.device.sharedMemoryBytes = info.sharedMemoryBytes;
     po.device.float16Arithmetic = dev.enabled().has(vk::Feature::ShaderFloat16);
     // Tensor cores: an extension and its feature enabled, with the 16x16x16 float16 -> float32
-    // shape among those its driver reports (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR/NV).
-    const bool khr = info.cooperativeMatrix16x16x16Khr && dev.enabled().has(vk::Feature::CooperativeMatrixKHR);
-    const bool nv = info.cooperativeMatrix16x16x16Nv && dev.enabled().has(vk::Feature::CooperativeMatrixNV);
-    po.device.cooperativeMatrix16 = options.cooperativeMatrix && (khr || nv) &&
+    // shape among those its driver reports (the pipeline cache knows which form it creates).
+    po.device.cooperativeMatrix16 = options.cooperativeMatrix && context.impl()->pipelines->cooperativeMatrices() &&
                                     dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
     po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;

@@ -4,9 +4,7 @@
 
 #include <array>
 #include <map>
-#include <numeric>
 #include <optional>
-#include <set>
 #include <string_view>
 
 namespace vkinfer::vk {

@@ -44,23 +44,6 @@ bool hasInstanceLayer(const char* name) {
     return false;
 }
 
-// The same for VK_KHR_cooperative_matrix (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR).
-bool hasCoopmat16Khr(VkInstance instance, VkPhysicalDevice phys) {
-    using Get = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, CooperativeMatrixPropertiesKhr*);
-    auto get = reinterpret_cast<Get>(vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
-    if (!get) return false;
-    uint32_t n = 0;
-    if (get(phys, &n, nullptr) != VK_SUCCESS) return false;
-    std::vector<CooperativeMatrixPropertiesKhr> props(n);
-    if (get(phys, &n, props.data()) != VK_SUCCESS) return false;
-    for (const auto& p : props)
-        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-            p.ResultType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV && !p.saturatingAccumulation)
-            return true;
-    return false;
-}
-
 bool hasInstanceExtension(const char* name) {
     uint32_t n = 0;
     vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
@@ -199,19 +182,41 @@ bool bufferExportable(VkPhysicalDevice phys, VkExternalMemoryHandleTypeFlagBits 
     return (props.externalMemoryProperties.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
 }
 
-// Whether the NV extension lists the one shape and types the tensor-core kernels use.
-bool hasCoopmat16(VkInstance instance, VkPhysicalDevice phys) {
-    auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
-        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
-    if (!get) return false;
+// The one shape and types the tensor-core kernels use: 16x16x16, float16 x float16 -> float32,
+// subgroup scope. (VkComponentTypeKHR and VkScopeKHR have the NV enums' values.)
+bool isKernelShape(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a, VkComponentTypeNV b, VkComponentTypeNV c,
+                   VkComponentTypeNV result, VkScopeNV scope) {
+    return m == 16 && n == 16 && k == 16 && a == VK_COMPONENT_TYPE_FLOAT16_NV && b == VK_COMPONENT_TYPE_FLOAT16_NV &&
+           c == VK_COMPONENT_TYPE_FLOAT32_NV && result == VK_COMPONENT_TYPE_FLOAT32_NV && scope == VK_SCOPE_SUBGROUP_NV;
+}
+
+// What vkGetPhysicalDeviceCooperativeMatrixProperties{NV,KHR} (`query`) lists; empty when the
+// instance has no such function or it fails.
+template <typename Properties>
+std::vector<Properties> coopmatProperties(VkInstance instance, VkPhysicalDevice phys, const char* query,
+                                          const Properties& blank) {
+    using Get = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, Properties*);
+    auto get = reinterpret_cast<Get>(vkGetInstanceProcAddr(instance, query));
+    if (!get) return {};
     uint32_t n = 0;
-    if (get(phys, &n, nullptr) != VK_SUCCESS) return false;
-    std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
-    if (get(phys, &n, props.data()) != VK_SUCCESS) return false;
-    for (const auto& p : props)
-        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-            p.BType == VK_COMPONENT_TYPE_FLOAT16_NV && p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-            p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV)
+    if (get(phys, &n, nullptr) != VK_SUCCESS) return {};
+    std::vector<Properties> props(n, blank);
+    if (get(phys, &n, props.data()) != VK_SUCCESS) return {};
+    return props;
+}
+
+bool hasCoopmat16Nv(VkInstance instance, VkPhysicalDevice phys) {
+    for (const auto& p : coopmatProperties(instance, phys, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV",
+                                           VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV}))
+        if (isKernelShape(p.MSize, p.NSize, p.KSize, p.AType, p.BType, p.CType, p.DType, p.scope)) return true;
+    return false;
+}
+
+bool hasCoopmat16Khr(VkInstance instance, VkPhysicalDevice phys) {
+    for (const auto& p : coopmatProperties(instance, phys, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR",
+                                           CooperativeMatrixPropertiesKhr{}))
+        if (!p.saturatingAccumulation && isKernelShape(p.MSize, p.NSize, p.KSize, p.AType, p.BType, p.CType,
+                                                       p.ResultType, p.scope))
             return true;
     return false;
 }
@@ -262,10 +267,10 @@ DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t 
     bool semFd = hasDeviceExtension(phys, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
     d.externalSemaphoreFd = semFd && semaphoreExportable(phys, false);
     d.timelineSemaphoreExport = semFd && d.timelineSemaphore && semaphoreExportable(phys, true);
-    d.cooperativeMatrixKhr = hasDeviceExtension(phys, "VK_KHR_cooperative_matrix");
-    d.cooperativeMatrixNv = hasDeviceExtension(phys, "VK_NV_cooperative_matrix");
+    d.cooperativeMatrixKhr = hasDeviceExtension(phys, kCooperativeMatrixKhrExtension);
+    d.cooperativeMatrixNv = hasDeviceExtension(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     if (instance) {
-        d.cooperativeMatrix16x16x16Nv = d.cooperativeMatrixNv && hasCoopmat16(instance, phys);
+        d.cooperativeMatrix16x16x16Nv = d.cooperativeMatrixNv && hasCoopmat16Nv(instance, phys);
         d.cooperativeMatrix16x16x16Khr = d.cooperativeMatrixKhr && hasCoopmat16Khr(instance, phys);
         d.cooperativeMatrix16x16x16 = d.cooperativeMatrix16x16x16Nv || d.cooperativeMatrix16x16x16Khr;
     }

@@ -39,6 +39,8 @@ public:
     Pipeline get(const std::string& kernel, const std::vector<VkDescriptorType>& descriptorTypes,
                  const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
+    // Whether the tensor-core kernels can be created here, in either form.
+    bool cooperativeMatrices() const { return khrMatrices_ || nvMatrices_; }
     // Throws Unsupported naming `who` (e.g. "node 'x' (Gather)"), the kernel and each device
     // feature its SPIR-V declares that the device has not enabled. Every pipeline creation
     // checks this too, so no shader module is made for a device that cannot run it.

@@ -40,7 +40,6 @@ int checkKhrModule(const std::string& name, const std::vector<uint32_t>& words) 
     auto insts = parse(words);
     std::map<uint32_t, uint32_t> constants;  // id -> value
     std::map<uint32_t, uint32_t> matrixUse;  // KHR type id -> use
-    std::map<uint32_t, uint32_t> typeOf;     // value -> KHR matrix type
     std::set<uint32_t> capabilities;
     const uint32_t bound = words[3];
     int mulAdds = 0;
@@ -56,7 +55,6 @@ int checkKhrModule(const std::string& name, const std::vector<uint32_t>& words) 
             matrixUse[in.w[0]] = constants[in.w[5]];
             EXPECT_LT(matrixUse[in.w[0]], 3u) << name;
         }
-        if ((in.op == kLoadKhr || in.op == kMulAddKhr) && in.w.size() >= 2) typeOf[in.w[1]] = in.w[0];
         if (in.op == kLoadKhr) {
             EXPECT_TRUE(matrixUse.count(in.w[0])) << name;
             if (in.w.size() < 5u) { ADD_FAILURE() << name << ": short load"; continue; }
