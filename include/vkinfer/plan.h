@@ -41,6 +41,10 @@ struct DeviceCapabilities {
     uint32_t subgroupSize = 0;          // 0: unknown
     uint32_t sharedMemoryBytes = 16384; // maxComputeSharedMemorySize (16 KiB: every device)
     bool float16Arithmetic = false;     // shaderFloat16
+    // Float convolutions in 8x8-per-invocation tiles (conv2d_rt), for GPUs; CPU
+    // implementations such as lavapipe keep the 4x4 kernels (conv2d.comp). Sessions set it for
+    // devices whose type is not CPU (SessionOptions::convTiles).
+    bool registerTiledConv = false;
 };
 
 struct PlanOptions {

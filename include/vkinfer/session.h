@@ -17,6 +17,9 @@ namespace detail {
 struct SessionImpl;
 }
 
+// Which tiles the float convolutions without cooperative matrices use (SessionOptions).
+enum class ConvTiles { Auto, Small, Large };
+
 struct SessionOptions {
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
@@ -47,6 +50,11 @@ struct SessionOptions {
     // Testing only: run the cooperative-matrix kernels with their matrix operations emulated
     // in plain GLSL, on any device (slow).
     bool emulateCooperativeMatrix = false;
+    // Float convolutions that do not run on cooperative matrices: Auto takes 8x8 outputs per
+    // invocation on GPUs and 4x4 on CPU devices (lavapipe), where the larger tiles gain
+    // nothing; Small and Large force one (to compare them, or to test the large ones on
+    // lavapipe). The environment variable VKINFER_CONV_TILES=small|large overrides Auto.
+    ConvTiles convTiles = ConvTiles::Auto;
 };
 
 // A submission in flight (Session::submit). Values increase by one per submission; the

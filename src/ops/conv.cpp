@@ -6,6 +6,7 @@
 #include "ops/activation.h"
 #include "ops/conv_coopmat.h"
 #include "ops/conv_geometry.h"
+#include "ops/conv_register_tiled.h"
 #include "ops/conv_splitk.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -83,6 +84,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
 
     if (useCoopmatConv(ctx, n, g, type)) {
         lowerCoopmatConv(ctx, n, g, bias, residual ? n.inputs[3] : -1);
+        return;
+    }
+    if (useRegisterTiledConv(ctx, n, g)) {
+        lowerRegisterTiledConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
         return;
     }
     Dispatch* d;

@@ -11,16 +11,6 @@ namespace {
 
 int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-struct CoopmatConvParams {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, groups;
-    uint32_t KH, KW, SH, SW;
-    uint32_t padH, padW, DH, DW;
-    uint32_t kChunk;
-    uint32_t Kpad, Mpad;
-    uint32_t outNhwc;
-};
-
 bool pointwise(const ConvGeom& g) {
     return g.KH == 1 && g.KW == 1 && g.SH == 1 && g.SW == 1 && g.padT == 0 && g.padL == 0 && g.padB == 0 &&
            g.padR == 0;
@@ -117,19 +107,8 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     Dispatch& d = ctx.emit(kernel);
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
     setActivation(d, n.activation);
-    auto grid = grid1d(pixels, static_cast<uint32_t>(tile.bn));
-    d.groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
-    CoopmatConvParams p{u32(g.N),  u32(g.C),      u32(g.H),    u32(g.W),  u32(g.M),  u32(g.OH),   u32(g.OW),
-                        u32(g.groups), u32(g.KH), u32(g.KW),   u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
-                        u32(g.DH), u32(g.DW),     u32(kChunk), u32(Kpad), u32(Mpad), outNhwc ? 1u : 0u};
-    d.setPush(p);
-    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias),
-                  readOf(kTable)};
-    if (partial < 0) {
-        if (residual >= 0) d.bindings.push_back(readOf(residual));
-        return;
-    }
-    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, DataType::Float16, outNhwc);
+    finishPackedConv(ctx, d, n, g,
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, DataType::Float16});
 }
 
 }  // namespace vkinfer::ops

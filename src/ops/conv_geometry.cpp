@@ -1,5 +1,7 @@
 #include "ops/conv_geometry.h"
 
+#include <algorithm>
+
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -70,9 +72,9 @@ ConvGeom convGeometry(const Node& n, const Shape& x, const Shape& w) {
     return g;
 }
 
-Tensor reductionTable(const ConvGeom& g) {
+Tensor reductionTable(const ConvGeom& g, int64_t rows) {
     const int64_t Cg = g.C / g.groups, K = Cg * g.KH * g.KW;
-    Tensor t(DataType::Int32, {K, 4});
+    Tensor t(DataType::Int32, {std::max(rows, K), 4});
     int32_t* e = t.as<int32_t>();
     for (int64_t ci = 0; ci < Cg; ++ci)
         for (int64_t ky = 0; ky < g.KH; ++ky)
@@ -83,7 +85,15 @@ Tensor reductionTable(const ConvGeom& g) {
                 e[2] = static_cast<int32_t>(dx);
                 e[3] = 0;
             }
+    for (int64_t k = K; k < rows; ++k, e += 4) e[1] = e[2] = 1 << 29;
     return t;
+}
+
+PackedConvParams packedConvParams(const ConvGeom& g, int64_t kChunk, int64_t Kpad, int64_t Mpad, bool outNhwc) {
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    return {u(g.N),    u(g.C),  u(g.H),    u(g.W),    u(g.M),      u(g.OH),    u(g.OW),
+            u(g.groups), u(g.KH), u(g.KW),   u(g.SH),   u(g.SW),     u(g.padT),  u(g.padL),
+            u(g.DH),   u(g.DW), u(kChunk), u(Kpad),   u(Mpad),     outNhwc ? 1u : 0u};
 }
 
 }  // namespace vkinfer::ops

@@ -24,7 +24,23 @@ ConvGeom convGeometry(const graph::Node& n, const graph::Shape& x, const graph::
 inline bool usesDirectConv(const ConvGeom& g) { return g.groups > 1 && g.K() <= 64; }
 
 // For each reduction index k = (ci, ky, kx): the input offset relative to the window origin
-// and the two spatial displacements it adds (int32 [K, 4]; see conv2d.comp).
-Tensor reductionTable(const ConvGeom& g);
+// and the two spatial displacements it adds (int32 [K, 4]; see conv2d.comp). With rows > K,
+// the rows past K displace by 1 << 29, outside any image, so that they gather zeros (for
+// kernels that read whole tiles of the reduction without bounds checks).
+Tensor reductionTable(const ConvGeom& g, int64_t rows = 0);
+
+// Push constants of the kernels that read weights repacked at plan time (conv2d_cm.comp,
+// conv2d_rt.comp): the geometry, reduction indices per split, the packed weights' padded
+// reduction length and rows per group, and whether output and partial sums are channels-last.
+struct PackedConvParams {
+    uint32_t N, C, H, W;
+    uint32_t M, OH, OW, groups;
+    uint32_t KH, KW, SH, SW;
+    uint32_t padH, padW, DH, DW;
+    uint32_t kChunk;
+    uint32_t Kpad, Mpad;
+    uint32_t outNhwc;
+};
+PackedConvParams packedConvParams(const ConvGeom& g, int64_t kChunk, int64_t Kpad, int64_t Mpad, bool outNhwc);
 
 }  // namespace vkinfer::ops

@@ -19,4 +19,18 @@ void emitConvSplitKReduce(LowerContext& ctx, const Node& n, const ConvGeom& g, i
     if (residual >= 0) r.bindings.push_back(readOf(residual));
 }
 
+void finishPackedConv(LowerContext& ctx, Dispatch& d, const Node& n, const ConvGeom& g, const PackedConvLaunch& l) {
+    auto grid = grid1d(g.pixels(), static_cast<uint32_t>(l.bn));
+    d.groups = {grid[0], grid[1], static_cast<uint32_t>(l.zTiles * l.splits)};
+    d.setPush(packedConvParams(g, l.kChunk, l.Kpad, l.Mpad, l.outNhwc));
+    d.bindings = {writeOf(l.partial >= 0 ? l.partial : n.outputs[0]), readOf(n.inputs[0]), readOf(l.weights),
+                  readOf(l.bias), readOf(l.kTable)};
+    if (l.partial < 0) {
+        if (l.residual >= 0) d.bindings.push_back(readOf(l.residual));
+        return;
+    }
+    // After the last use of d: emitting the reduce may move the dispatch list.
+    emitConvSplitKReduce(ctx, n, g, l.splits, l.partial, l.bias, l.residual, l.type, l.outNhwc);
+}
+
 }  // namespace vkinfer::ops

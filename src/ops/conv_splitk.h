@@ -13,4 +13,16 @@ namespace vkinfer::ops {
 void emitConvSplitKReduce(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int64_t splits, int partial,
                           int bias, int residual, DataType type, bool channelsLast = false);
 
+// What a conv dispatch that reads weights packed at plan time (conv2d_cm, conv2d_rt) binds:
+// value ids (partial, residual: -1 when none) and the launch shape.
+struct PackedConvLaunch {
+    int64_t bn, zTiles, splits, kChunk, Kpad, Mpad;
+    bool outNhwc;
+    int partial, weights, bias, kTable, residual;
+    DataType type;  // of the node's tensors (the split-K reduce writes it)
+};
+// Sets `d`'s grid (pixel tiles along x spilling into y, z = split x group x m-tile), push
+// constants and bindings, then emits the split-K reduce when there is a partial tensor.
+void finishPackedConv(LowerContext& ctx, Dispatch& d, const graph::Node& n, const ConvGeom& g, const PackedConvLaunch& l);
+
 }  // namespace vkinfer::ops

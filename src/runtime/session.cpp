@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 
 #include "core/error.h"
 #include "runtime/model_data.h"
@@ -16,6 +18,14 @@ namespace detail {
 
 SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
     : context(std::move(c)), model(std::move(m)), options(o) {
+    convTiles = options.convTiles;
+    if (const char* env = std::getenv("VKINFER_CONV_TILES"); env && *env && convTiles == ConvTiles::Auto) {
+        std::string v = env;
+        if (v == "small") convTiles = ConvTiles::Small;
+        else if (v == "large") convTiles = ConvTiles::Large;
+        else if (v != "auto")
+            fail(ErrorCode::InvalidArgument, "VKINFER_CONV_TILES must be small, large or auto (got '{}')", v);
+    }
     if (options.framesInFlight < 1 || options.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
              options.framesInFlight);
@@ -51,6 +61,7 @@ PlanOptions SessionImpl::planOptions() const {
                                     dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
     po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;
+    po.device.registerTiledConv = convTiles == ConvTiles::Large || (convTiles == ConvTiles::Auto && info.type != "CPU");
     return po;
 }
 

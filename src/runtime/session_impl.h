@@ -19,6 +19,7 @@ struct SessionImpl {
     Context context;
     Model model;
     SessionOptions options;
+    ConvTiles convTiles = ConvTiles::Auto;  // options.convTiles, or VKINFER_CONV_TILES where that is Auto
     std::map<std::string, std::unique_ptr<rt::PreparedPlan>> plans;  // keyed by input shapes
     std::map<std::string, uint64_t> planLastUse;                     // same keys: useClock at last use
     uint64_t useClock = 0;

@@ -8,104 +8,13 @@
 #include <algorithm>
 
 #include "core/half.h"
+#include "ops/conv_cases.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
 namespace {
 
-using Shape = std::vector<int64_t>;
 using nlohmann::json;
-
-// As fp16_test.cpp: one rounding of the output to float16 and float16 operands; the sums are
-// float32 (the CPU reference: double). Long reductions (K in the thousands) add more.
-Tolerance coopmatTolerance() { return Tolerance{1e-2, 2e-3, true}; }
-
-Tensor rnd(const Shape& s, const std::string& what) {
-    Tensor t = randomTensor(s, seedOf(what), -1.0f, 1.0f);
-    for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = halfToFloat(floatToHalf(t.as<float>()[i]));
-    return t;
-}
-
-struct ConvCase {
-    std::string what;
-    Shape x;          // N, C, H, W
-    int64_t m, k, stride = 1, group = 1, pad = -1;  // pad -1: k / 2
-    bool bias = true, residual = false, relu = false;
-};
-
-OnnxBuilder convModel(const ConvCase& c) {
-    OnnxBuilder b;
-    b.input("x", c.x).output("y");
-    b.initializer("w", rnd({c.m, c.x[1] / c.group, c.k, c.k}, c.what + "w"));
-    std::vector<std::string> ins{"x", "w"};
-    if (c.bias) {
-        b.initializer("b", rnd({c.m}, c.what + "b"));
-        ins.push_back("b");
-    }
-    std::string out = c.residual || c.relu ? "c" : "y";
-    auto& n = b.node("Conv", ins, {out}, "conv");
-    int64_t pad = c.pad < 0 ? c.k / 2 : c.pad;
-    attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
-    attr(n, "strides", std::vector<int64_t>{c.stride, c.stride});
-    if (c.group != 1) attr(n, "group", c.group);
-    if (c.residual) {
-        int64_t oh = (c.x[2] + 2 * pad - c.k) / c.stride + 1, ow = (c.x[3] + 2 * pad - c.k) / c.stride + 1;
-        b.input("r", {c.x[0], c.m, oh, ow});
-        b.node("Add", {"c", "r"}, {c.relu ? "s" : "y"});
-        if (c.relu) b.node("Relu", {"s"}, {"y"});
-    } else if (c.relu) {
-        b.node("Relu", {"c"}, {"y"});
-    }
-    return b;
-}
-
-std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
-    std::vector<NamedTensor> in{{"x", rnd(c.x, c.what + "x")}};
-    if (c.residual) {
-        auto model = b.build();
-        in.push_back({"r", rnd(model->inputs()[1].shape, c.what + "r")});
-    }
-    return in;
-}
-
-// Every kernel of the float16 plan on `dev`, in schedule order.
-std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev) {
-    auto model = b.build();
-    PlanOptions o;
-    o.precision = Precision::Float16;
-    o.device = dev;
-    auto j = planJson(*model, shapes, o);
-    if (!j.ok()) {
-        ADD_FAILURE() << j.status().toString();
-        return {};
-    }
-    std::vector<std::string> kernels;
-    const json plan = json::parse(*j);
-    for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
-    return kernels;
-}
-
-// The conv kernels of the float16 plan on `device`.
-std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const DeviceCapabilities& device) {
-    InputShapes shapes;
-    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
-    std::vector<std::string> kernels;
-    for (const auto& k : planKernels(b, shapes, device))
-        if (k.rfind("conv", 0) == 0) kernels.push_back(k);
-    if (kernels.empty()) ADD_FAILURE() << "no conv kernel in the plan";
-    return kernels;
-}
-
-// The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory).
-DeviceCapabilities h200Description() {
-    DeviceCapabilities d;
-    d.cooperativeMatrix16 = true;
-    d.subgroupSize = 32;
-    d.sharedMemoryBytes = 48 * 1024;
-    d.float16Arithmetic = true;
-    return d;
-}
 
 // The float16 model against the CPU on the emulated cooperative-matrix kernels, and on the
 // tensor cores too where the device has them.
@@ -149,8 +58,9 @@ const std::vector<ConvCase>& cases() {
 }
 
 // Kernel selection is a pure function of the graph and the described device: the H200 gets
-// the NV kernels for float16 convolutions that fill 16x16 fragments; lavapipe, float32 plans
-// and depthwise convolutions keep the portable kernels.
+// the NV kernels for float16 convolutions that fill 16x16 fragments; float32 plans and
+// convolutions too small for the fragments the register-tiled ones (a GPU), lavapipe the
+// portable ones, depthwise convolutions their own.
 TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     const DeviceCapabilities h200 = h200Description();
     DeviceCapabilities lavapipe;
@@ -159,6 +69,7 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     lavapipe.float16Arithmetic = true;
     DeviceCapabilities coopmatWrongSubgroup = h200;
     coopmatWrongSubgroup.subgroupSize = 64;
+    coopmatWrongSubgroup.registerTiledConv = false;  // the portable kernel, as on lavapipe
 
     // 144x144: enough pixel tiles (162) that neither kernel splits the reduction.
     ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
@@ -180,7 +91,7 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     ConvCase head{"head", {1, 64, 144, 144}, 12, 3};
     EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_cm32_nv"});
     ConvCase narrow{"narrow", {1, 64, 144, 144}, 6, 3};
-    EXPECT_EQ(convKernels(convModel(narrow), in, h200), std::vector<std::string>{"conv2d_t16x128_f16"});
+    EXPECT_EQ(convKernels(convModel(narrow), in, h200), std::vector<std::string>{"conv2d_rt16x128_f16"});
     ConvCase stem{"stem", {1, 3, 144, 144}, 32, 3};
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});

@@ -1,5 +1,6 @@
 #include "support/gpu_context.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -26,6 +27,11 @@ bool gpuAvailable() {
         if (opts.validate && r.status().code() == ErrorCode::Unsupported) {
             ADD_FAILURE() << r.status().toString();
         }
+        // Say why once, so that a run where every GPU test skips shows its cause (on the H200
+        // with a carried validation layer the context failed and the tests skipped silently).
+        static bool reported = false;
+        if (!reported) std::fprintf(stderr, "GPU tests skip: %s\n", r.status().toString().c_str());
+        reported = true;
         return false;
     }
     ctx = std::make_unique<Context>(std::move(r).value());

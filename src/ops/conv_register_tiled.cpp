@@ -1,0 +1,93 @@
+#include "ops/conv_register_tiled.h"
+
+#include <cstring>
+
+#include "ops/conv_splitk.h"
+#include "ops/op_util.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+int64_t divUp(int64_t v, int64_t m) { return (v + m - 1) / m; }
+
+// Workgroups that keep a large GPU busy: two per multiprocessor of a 132-SM H200, where a
+// 128x128 tile (256 invocations, about 128 registers each) fits twice. Fewer tiles than this
+// and a smaller tile is faster, then split-K.
+constexpr int64_t kFillGroups = 256;
+constexpr int64_t kMinPixels = 32;
+constexpr int64_t kMinReduction = 32;
+
+}  // namespace
+
+bool useRegisterTiledConv(const LowerContext& ctx, const Node& n, const ConvGeom& g) {
+    if (!ctx.device().registerTiledConv) return false;
+    if (!ctx.value(n.inputs[1]).constant) return false;  // packed at plan time
+    // Where a tile's work is mostly loads and stores, conv2d.comp's 256 invocations per tile
+    // and its coalesced stores are faster (docs/BENCHMARKS.md, runs 19-20): a squeeze-
+    // excitation's 1x1 convs over a pooled 1x1 map fill one column of a tile, and reductions
+    // shorter than 32 (3-channel stems, MobileNet's first expansions) do few FMAs per output.
+    return !usesDirectConv(g) && g.pixels() >= kMinPixels && g.K() >= kMinReduction;
+}
+
+RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings) {
+    const int64_t Mg = g.Mg(), pixels = g.pixels();
+    RegisterTiledConvTile t;
+    t.bm = Mg <= 16 ? 16 : Mg <= 32 ? 32 : Mg <= 64 ? 64 : 128;  // the fewest padded rows
+    auto tiles = [&] { return g.groups * divUp(Mg, t.bm) * divUp(pixels, t.bn) * siblings; };
+    if (t.bm == 128 && tiles() < kFillGroups) t.bm = 64;
+    // (16 x 64 would be 16 invocations, less than a subgroup: split-K instead.)
+    if (t.bm >= 32 && tiles() < kFillGroups) t.bn = 64;
+    return t;
+}
+
+Tensor packRegisterTiledWeights(const Tensor& w, const ConvGeom& g, int64_t bm) {
+    const int64_t Mg = g.Mg(), K = g.K();
+    const int64_t Mpad = roundUp(Mg, bm), Kpad = roundUp(K, kRegisterTiledK);
+    const size_t elem = dataTypeSize(w.dtype());
+    Tensor packed(w.dtype(), {g.groups, Kpad, Mpad});  // zero-filled
+    const auto* src = w.data();
+    auto* dst = packed.data();
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+        for (int64_t m = 0; m < Mg; ++m)
+            for (int64_t k = 0; k < K; ++k)
+                std::memcpy(dst + ((grp * Kpad + k) * Mpad + m) * elem, src + ((grp * Mg + m) * K + k) * elem, elem);
+    return packed;
+}
+
+void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual,
+                            DataType type) {
+    const int64_t siblings = parallelSiblings(ctx, n, n.inputs[0]);
+    const RegisterTiledConvTile tile = registerTiledConvTile(g, siblings);
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
+    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kRegisterTiledK);
+    const int64_t zTiles = g.groups * (Mpad / tile.bm);
+    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
+    const int64_t pixelTiles = divUp(pixels, tile.bn);
+    // Split-K aims at as many workgroups as the tile choice does.
+    int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kRegisterTiledK, kFillGroups);
+    int64_t splits = divUp(K, kChunk);
+    if (zTiles * splits > 65535) splits = 1, kChunk = K;
+
+    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    const Tensor& w = *ctx.value(n.inputs[1]).constant;
+    const int packedW = ctx.addConstant(n.name + "_rt_weights", packRegisterTiledWeights(w, g, tile.bm));
+    const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g, Kpad));
+    int partial = -1;
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
+
+    const std::string kernel = "conv2d_rt" + std::to_string(tile.bm) + "x" + std::to_string(tile.bn) +
+                               (splits > 1      ? "_splitk"
+                                : residual >= 0 ? "_res"
+                                                : "");
+    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
+    d.localSize = {static_cast<uint32_t>(tile.bn / 8), static_cast<uint32_t>(tile.bm / 8), 1};
+    setActivation(d, n.activation);
+    finishPackedConv(ctx, d, n, g,
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type});
+}
+
+}  // namespace vkinfer::ops

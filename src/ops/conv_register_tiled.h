@@ -1,0 +1,33 @@
+// Float convolution with 8x8 outputs per invocation (conv2d_rt.comp), for GPUs without
+// cooperative matrices or for float32 (DeviceCapabilities::registerTiledConv): tile shape and
+// split-K are chosen here from the geometry alone.
+#pragma once
+
+#include "ops/conv_geometry.h"
+#include "ops/lower_context.h"
+
+namespace vkinfer::ops {
+
+struct RegisterTiledConvTile {
+    int64_t bm = 128, bn = 128;  // workgroup tile (output channels x pixels); 8x8 per invocation
+};
+constexpr int64_t kRegisterTiledK = 8;  // reduction rows per shared-memory round
+
+// Whether `n` lowers to conv2d_rt on this device: a GPU (not a CPU implementation), constant
+// weights, a reduction that is not depthwise-short (conv2d_direct.comp), and at least 32
+// output pixels (fewer: conv2d.comp).
+bool useRegisterTiledConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g);
+// The tile for `g`, given how many convolutions run beside it in its wave (`siblings`).
+RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings = 1);
+
+// The weights [M, Cg, KH, KW] as conv2d_rt reads them: per group a zero-padded [Kpad][Mpad]
+// block (transposed, so that a tile's rows are contiguous), Kpad a multiple of
+// kRegisterTiledK and Mpad of bm, in the weights' own type.
+Tensor packRegisterTiledWeights(const Tensor& w, const ConvGeom& g, int64_t bm);
+
+// Emits the dispatch (and split-K reduce) for `n`: bias is a value id, residual the node's
+// fourth input or -1; type is the float type of its tensors.
+void lowerRegisterTiledConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual,
+                            DataType type);
+
+}  // namespace vkinfer::ops

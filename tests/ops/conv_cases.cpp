@@ -1,0 +1,92 @@
+#include "ops/conv_cases.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/half.h"
+
+namespace vkinfer::testing {
+
+using nlohmann::json;
+
+Tolerance coopmatTolerance() { return Tolerance{1e-2, 2e-3, true}; }
+
+Tensor rnd(const Shape& s, const std::string& what) {
+    Tensor t = randomTensor(s, seedOf(what), -1.0f, 1.0f);
+    for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = halfToFloat(floatToHalf(t.as<float>()[i]));
+    return t;
+}
+
+OnnxBuilder convModel(const ConvCase& c) {
+    OnnxBuilder b;
+    b.input("x", c.x).output("y");
+    b.initializer("w", rnd({c.m, c.x[1] / c.group, c.k, c.k}, c.what + "w"));
+    std::vector<std::string> ins{"x", "w"};
+    if (c.bias) {
+        b.initializer("b", rnd({c.m}, c.what + "b"));
+        ins.push_back("b");
+    }
+    std::string out = c.residual || c.relu ? "c" : "y";
+    auto& n = b.node("Conv", ins, {out}, "conv");
+    int64_t pad = c.pad < 0 ? c.k / 2 : c.pad;
+    attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+    attr(n, "strides", std::vector<int64_t>{c.stride, c.stride});
+    if (c.group != 1) attr(n, "group", c.group);
+    if (c.residual) {
+        int64_t oh = (c.x[2] + 2 * pad - c.k) / c.stride + 1, ow = (c.x[3] + 2 * pad - c.k) / c.stride + 1;
+        b.input("r", {c.x[0], c.m, oh, ow});
+        b.node("Add", {"c", "r"}, {c.relu ? "s" : "y"});
+        if (c.relu) b.node("Relu", {"s"}, {"y"});
+    } else if (c.relu) {
+        b.node("Relu", {"c"}, {"y"});
+    }
+    return b;
+}
+
+std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
+    std::vector<NamedTensor> in{{"x", rnd(c.x, c.what + "x")}};
+    if (c.residual) {
+        auto model = b.build();
+        in.push_back({"r", rnd(model->inputs()[1].shape, c.what + "r")});
+    }
+    return in;
+}
+
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+                                     Precision precision) {
+    auto model = b.build();
+    PlanOptions o;
+    o.precision = precision;
+    o.device = dev;
+    auto j = planJson(*model, shapes, o);
+    if (!j.ok()) {
+        ADD_FAILURE() << j.status().toString();
+        return {};
+    }
+    std::vector<std::string> kernels;
+    const json plan = json::parse(*j);
+    for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
+    return kernels;
+}
+
+std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const DeviceCapabilities& device, Precision precision) {
+    InputShapes shapes;
+    for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
+    std::vector<std::string> kernels;
+    for (const auto& k : planKernels(b, shapes, device, precision))
+        if (k.rfind("conv", 0) == 0) kernels.push_back(k);
+    if (kernels.empty()) ADD_FAILURE() << "no conv kernel in the plan";
+    return kernels;
+}
+
+DeviceCapabilities h200Description() {
+    DeviceCapabilities d;
+    d.cooperativeMatrix16 = true;
+    d.subgroupSize = 32;
+    d.sharedMemoryBytes = 48 * 1024;
+    d.float16Arithmetic = true;
+    d.registerTiledConv = true;
+    return d;
+}
+
+}  // namespace vkinfer::testing

@@ -1,0 +1,44 @@
+// Convolution cases shared by the kernel tests (coopmat_test.cpp: tensor cores,
+// register_tiled_conv_test.cpp: 8x8-per-invocation tiles): one Conv node with optional bias,
+// residual Add and Relu, its inputs, and the kernels a plan picks for it on a described device.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/op_harness.h"
+#include "vkinfer/plan.h"
+
+namespace vkinfer::testing {
+
+using Shape = std::vector<int64_t>;
+
+// As fp16_test.cpp: one rounding of the output to float16 and float16 operands; the sums are
+// float32 (the CPU reference: double). Long reductions (K in the thousands) add more.
+Tolerance coopmatTolerance();
+
+// Pseudo-random values in [-1, 1], rounded to float16 (so float16 runs see the same operands).
+Tensor rnd(const Shape& s, const std::string& what);
+
+struct ConvCase {
+    std::string what;
+    Shape x;                                        // N, C, H, W
+    int64_t m, k, stride = 1, group = 1, pad = -1;  // pad -1: k / 2
+    bool bias = true, residual = false, relu = false;
+};
+
+OnnxBuilder convModel(const ConvCase& c);
+std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b);
+
+// Every kernel of the plan at `precision` on `dev`, in schedule order.
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+                                     Precision precision = Precision::Float16);
+// The conv kernels of the plan on `device`.
+std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const DeviceCapabilities& device, Precision precision = Precision::Float16);
+
+// The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
+// a GPU: register-tiled float convolutions).
+DeviceCapabilities h200Description();
+
+}  // namespace vkinfer::testing
