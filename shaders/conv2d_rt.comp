@@ -4,8 +4,8 @@
 // vec4 from shared memory for 64 FMAs (conv2d.comp: eight scalars for 16), which is what an
 // NVIDIA GPU needs to keep its FMA units busy; the next tile is fetched into registers while
 // the current one is multiplied, into the other half of a double-buffered shared tile, so that
-// one barrier per tile suffices. CPU implementations (lavapipe) keep conv2d.comp: the gain is
-// in the GPU's register file and shared-memory port, which a CPU does not have.
+// one barrier per tile suffices. CPU implementations (lavapipe, CI's device) keep conv2d.comp
+// unless a session forces these (DeviceCapabilities::registerTiledConv).
 //
 // out[m, n] = sum_k w[m, k] * im2col(x)[k, n] per group, with m = output channel,
 // n = (batch, oy, ox), k = (input channel, ky, kx).

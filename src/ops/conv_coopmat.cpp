@@ -108,7 +108,8 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
     setActivation(d, n.activation);
     finishPackedConv(ctx, d, n, g,
-                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, DataType::Float16});
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual,
+                      DataType::Float16});
 }
 
 }  // namespace vkinfer::ops

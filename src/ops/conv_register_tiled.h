@@ -14,8 +14,8 @@ struct RegisterTiledConvTile {
 constexpr int64_t kRegisterTiledK = 8;  // reduction rows per shared-memory round
 
 // Whether `n` lowers to conv2d_rt on this device: a GPU (not a CPU implementation), constant
-// weights, a reduction that is not depthwise-short (conv2d_direct.comp), and at least 32
-// output pixels (fewer: conv2d.comp).
+// weights, not depthwise-short (conv2d_direct.comp), a reduction of at least 32 and at least
+// 32 output pixels (else conv2d.comp).
 bool useRegisterTiledConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g);
 // The tile for `g`, given how many convolutions run beside it in its wave (`siblings`).
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings = 1);
