@@ -82,7 +82,8 @@ Result<Context> Context::create(const ContextOptions& options) {
         if (VK_API_VERSION_MINOR(impl->info.apiVersion) < 2 && VK_API_VERSION_MAJOR(impl->info.apiVersion) == 1)
             fail(ErrorCode::Unsupported, "device '{}' supports Vulkan {}; vkinfer needs 1.2", impl->info.name,
                  impl->info.apiVersionString);
-        impl->device = std::make_unique<vk::Device>(phys[chosen], impl->info);
+        impl->device =
+            std::make_unique<vk::Device>(phys[chosen], impl->info, impl->instance->layerKnowsKhrCooperativeMatrix());
         impl->pipelines = std::make_unique<vk::PipelineCache>(*impl->device, impl->validation());
         impl->checkValidation("device creation");
         return Context(std::move(impl));

@@ -11,7 +11,7 @@
 
 namespace vkinfer::vk {
 
-Device::Device(VkPhysicalDevice phys, const DeviceInfo& info) : phys_(phys), info_(info) {
+Device::Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativeMatrix) : phys_(phys), info_(info) {
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> families(nq);
@@ -36,7 +36,7 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info) : phys_(phys), inf
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
 
-    EnablePlan plan = planDeviceFeatures(phys);
+    EnablePlan plan = planDeviceFeatures(phys, khrCooperativeMatrix);
     std::vector<const char*> extensions;
     for (const auto& e : plan.extensions) extensions.push_back(e.c_str());
 

@@ -57,7 +57,8 @@ class Device {
 public:
     // Creates a device with one compute queue and every feature and extension vkinfer uses
     // that the device offers (vk/device_requirements.h lists them).
-    Device(VkPhysicalDevice phys, const DeviceInfo& info);
+    // khrCooperativeMatrix false: without VK_KHR_cooperative_matrix (planDeviceFeatures).
+    Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativeMatrix = true);
     // Runs on the host's device; never destroys it.
     Device(const AdoptedDevice& host, const DeviceInfo& info);
     ~Device();

@@ -185,7 +185,7 @@ FeatureSet featuresInChain(const void* pNext, bool* timelineSemaphore) {
     return s;
 }
 
-EnablePlan planDeviceFeatures(VkPhysicalDevice phys) {
+EnablePlan planDeviceFeatures(VkPhysicalDevice phys, bool offerKhrCooperativeMatrix) {
     EnablePlan plan;
     for (const auto& use : extensionUses())
         if (hasDeviceExtension(phys, use.name.c_str())) plan.supportedExtensions.push_back(use.name);
@@ -194,7 +194,7 @@ EnablePlan planDeviceFeatures(VkPhysicalDevice phys) {
                plan.supportedExtensions.end();
     };
     const bool coopNv = offered(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-    const bool coopKhr = offered(kCooperativeMatrixKhrExtension);
+    const bool coopKhr = offerKhrCooperativeMatrix && offered(kCooperativeMatrixKhrExtension);
 
     FeatureChainStorage have;
     have.link(coopNv, coopKhr);

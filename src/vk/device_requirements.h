@@ -68,7 +68,9 @@ struct EnablePlan {
     FeatureSet supported;          // what the device offers (of the features vkinfer knows)
     std::vector<std::string> supportedExtensions;  // of extensionUses()
 };
-EnablePlan planDeviceFeatures(VkPhysicalDevice phys);
+// offerKhrCooperativeMatrix false: VK_KHR_cooperative_matrix is left out even where the device
+// offers it (a validation layer older than the extension rejects its feature structure).
+EnablePlan planDeviceFeatures(VkPhysicalDevice phys, bool offerKhrCooperativeMatrix = true);
 
 // The features a VkDeviceCreateInfo::pNext chain enables (VkPhysicalDeviceFeatures2, the
 // Vulkan 1.1/1.2/1.3 structures, the 16-bit, 8-bit, float16/int8, memory-model, timeline and

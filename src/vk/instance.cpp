@@ -1,5 +1,6 @@
 #include "vk/instance.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "vk/check.h"
@@ -34,14 +35,15 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT 
     return VK_FALSE;
 }
 
-bool hasInstanceLayer(const char* name) {
+// The Vulkan header version instance layer `name` was built against; 0 when it is absent.
+uint32_t instanceLayerSpecVersion(const char* name) {
     uint32_t n = 0;
     vkEnumerateInstanceLayerProperties(&n, nullptr);
     std::vector<VkLayerProperties> layers(n);
     vkEnumerateInstanceLayerProperties(&n, layers.data());
     for (const auto& l : layers)
-        if (std::strcmp(l.layerName, name) == 0) return true;
-    return false;
+        if (std::strcmp(l.layerName, name) == 0) return std::max(l.specVersion, 1u);
+    return 0;
 }
 
 bool hasInstanceExtension(const char* name) {
@@ -87,10 +89,12 @@ Instance::Instance(bool validate) : validate_(validate), log_(std::make_unique<M
     VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
     VkDebugUtilsMessengerCreateInfoEXT creationMessenger = messengerInfo(log_.get());
     if (validate_) {
-        if (!hasInstanceLayer(kValidationLayer))
+        const uint32_t layerSpec = instanceLayerSpecVersion(kValidationLayer);
+        if (layerSpec == 0)
             fail(ErrorCode::Unsupported,
                  "validation requested but the layer {} is not installed (Debian: apt install vulkan-validationlayers)",
                  kValidationLayer);
+        layerKnowsKhrCooperativeMatrix_ = layerSpec >= VK_MAKE_API_VERSION(0, 1, 3, 255);
         layers.push_back(kValidationLayer);
         extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);

@@ -35,6 +35,10 @@ public:
 
     VkInstance handle() const { return instance_; }
     bool validation() const { return validate_; }
+    // Whether every extension vkinfer enables is known to the validation layer (true without
+    // validation): Debian 12's layer (1.3.239) predates VK_KHR_cooperative_matrix (1.3.255)
+    // and reports its feature structure as an error at device creation.
+    bool layerKnowsKhrCooperativeMatrix() const { return layerKnowsKhrCooperativeMatrix_; }
     MessageLog& messages() { return *log_; }
     std::vector<VkPhysicalDevice> physicalDevices() const;
 
@@ -42,6 +46,7 @@ private:
     VkInstance instance_ = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
     bool validate_ = false;
+    bool layerKnowsKhrCooperativeMatrix_ = true;
     std::unique_ptr<MessageLog> log_;
 };
 
