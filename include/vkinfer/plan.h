@@ -45,6 +45,11 @@ struct DeviceCapabilities {
     // implementations such as lavapipe keep the 4x4 kernels (conv2d.comp). Sessions set it for
     // devices whose type is not CPU (SessionOptions::convTiles).
     bool registerTiledConv = false;
+    // Float convolutions too small to fill a GPU with output tiles (fewer 64x64 tiles than it
+    // has multiprocessors: 1x1 convs on 14x14 and 7x7 maps, squeeze-excitation convs) with
+    // their reduction split across a workgroup (conv2d_small), ahead of the tensor cores and
+    // the tiles. Sessions set it with registerTiledConv.
+    bool smallGridConv = false;
 };
 
 struct PlanOptions {

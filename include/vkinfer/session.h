@@ -51,10 +51,11 @@ struct SessionOptions {
     // in plain GLSL, on any device (slow).
     bool emulateCooperativeMatrix = false;
     // Float convolutions that do not run on cooperative matrices: Auto takes 8x8 outputs per
-    // invocation on GPUs (faster on the H200, docs/BENCHMARKS.md) and keeps the 4x4 tiles on
-    // CPU devices such as lavapipe; Small and Large force one (to compare them, or to test the
-    // large ones on lavapipe). The environment variable VKINFER_CONV_TILES=small|large|auto
-    // overrides Auto (another value fails Session::create).
+    // invocation on GPUs, and for layers too small for tiles a kernel that splits their
+    // reduction across a workgroup (both faster on the H200, docs/BENCHMARKS.md), and keeps
+    // the 4x4 tiles on CPU devices such as lavapipe; Small and Large force one or the other
+    // (to compare them, or to test the GPU kernels on lavapipe). The environment variable
+    // VKINFER_CONV_TILES=small|large|auto overrides Auto (another value fails Session::create).
     ConvTiles convTiles = ConvTiles::Auto;
 };
 

@@ -7,6 +7,7 @@
 #include "ops/conv_coopmat.h"
 #include "ops/conv_geometry.h"
 #include "ops/conv_register_tiled.h"
+#include "ops/conv_small.h"
 #include "ops/conv_splitk.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -82,6 +83,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     const int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
     const int64_t pixels = g.N * g.OH * g.OW;
 
+    if (useSmallConv(ctx, n, g, type)) {
+        lowerSmallConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
+        return;
+    }
     if (useCoopmatConv(ctx, n, g, type)) {
         lowerCoopmatConv(ctx, n, g, bias, residual ? n.inputs[3] : -1);
         return;

@@ -2,6 +2,7 @@
 
 #include "ops/conv_coopmat.h"
 #include "ops/conv_geometry.h"
+#include "ops/conv_small.h"
 
 namespace vkinfer::ops {
 
@@ -12,8 +13,9 @@ namespace {
 enum class ConvKernel { Other, Coopmat, Tiled };
 
 // Which kernel 2-D Conv node `n` lowers to: the cooperative-matrix one (reads and writes
-// NHWC), the tiled float16 one (writes NHWC: a stem with a reduction too short for the
-// tensor cores), or another (neither).
+// NHWC), a float16 one that writes NHWC and reads NCHW (tiled: a stem with a reduction too
+// short for the tensor cores; conv2d_small: a layer too small for tiles), or another
+// (neither). The order of the tests is conv.cpp's.
 ConvKernel convKernelOf(const LowerContext& ctx, const Node& n) {
     if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
         return ConvKernel::Other;
@@ -23,7 +25,7 @@ ConvKernel convKernelOf(const LowerContext& ctx, const Node& n) {
     for (int v : {n.inputs[1], n.input(2), n.input(3), n.outputs[0]})
         if (v >= 0 && ctx.value(v).dtype != t) return ConvKernel::Other;
     const ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
-    if (useCoopmatConv(ctx, n, g, t)) return ConvKernel::Coopmat;
+    if (!useSmallConv(ctx, n, g, t) && useCoopmatConv(ctx, n, g, t)) return ConvKernel::Coopmat;
     return t == DataType::Float16 && !usesDirectConv(g) ? ConvKernel::Tiled : ConvKernel::Other;
 }
 

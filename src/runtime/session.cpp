@@ -62,6 +62,7 @@ PlanOptions SessionImpl::planOptions() const {
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
     po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;
     po.device.registerTiledConv = convTiles == ConvTiles::Large || (convTiles == ConvTiles::Auto && info.type != "CPU");
+    po.device.smallGridConv = po.device.registerTiledConv;
     return po;
 }
 

@@ -86,6 +86,7 @@ DeviceCapabilities h200Description() {
     d.sharedMemoryBytes = 48 * 1024;
     d.float16Arithmetic = true;
     d.registerTiledConv = true;
+    d.smallGridConv = true;
     return d;
 }
 

@@ -38,7 +38,7 @@ std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<Nam
                                      const DeviceCapabilities& device, Precision precision = Precision::Float16);
 
 // The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
-// a GPU: register-tiled float convolutions).
+// a GPU: register-tiled float convolutions and conv2d_small for layers too small for tiles).
 DeviceCapabilities h200Description();
 
 }  // namespace vkinfer::testing

@@ -1,0 +1,39 @@
+// Convolutions too small to fill a GPU with output tiles (conv2d_small.comp): ShuffleNet's and
+// MobileNet's 1x1 convs on 14x14 and 7x7 maps, squeeze-excitation convs on a pooled 1x1 map.
+// The tiled kernels give such a layer a few workgroups that each walk the whole reduction, a
+// chain of dependent loads; conv2d_small splits the reduction across the invocations of a
+// workgroup instead. Pure functions of the geometry and the device description.
+#pragma once
+
+#include "ops/conv_geometry.h"
+#include "ops/lower_context.h"
+
+namespace vkinfer::ops {
+
+// How conv2d_small covers a layer: pixels per workgroup (a power of two, at most 32) and the
+// ways its reduction is split (256 / pixels).
+struct SmallConvShape {
+    int64_t pixels = 32, slices = 8;
+};
+constexpr int64_t kSmallConvChannels = 4;  // output channels per workgroup (RM)
+
+// The 64x64 output tiles a layer has: the measure of whether a GPU's multiprocessors get work.
+int64_t outputTiles64(const ConvGeom& g);
+// Whether `n` lowers to conv2d_small on this device (type: its tensors'):
+// DeviceCapabilities::smallGridConv, not a depthwise-short conv (conv2d_direct.comp), few
+// multiply-adds, and either fewer 64x64 output tiles than a GPU has multiprocessors or, where
+// the tensor cores would take the layer, fewer pixels than one 16-wide fragment (a
+// squeeze-excitation's pooled map: on the H200 the tensor cores beat conv2d_small on every
+// larger map, docs/BENCHMARKS.md). Not a function of the convolutions beside it in its wave,
+// so that the layout choice (conv_layout.cpp) and the lowering agree on which kernel reads
+// the input.
+bool useSmallConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type);
+// The workgroup shape for `g`: as many pixels as it has up to 32, fewer while an invocation's
+// share of the reduction would be longer than 32.
+SmallConvShape smallConvShape(const ConvGeom& g);
+
+// Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1;
+// type is the float type of its tensors.
+void lowerSmallConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual, DataType type);
+
+}  // namespace vkinfer::ops
