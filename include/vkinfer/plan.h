@@ -50,12 +50,17 @@ struct DeviceCapabilities {
     // their reduction split across a workgroup (conv2d_small), ahead of the tensor cores and
     // the tiles. Sessions set it with registerTiledConv.
     bool smallGridConv = false;
+    // minStorageBufferOffsetAlignment (at least 16 is used): where a tensor stored inside
+    // another may begin, i.e. an in-place Concat input or a Slice/Split output that is a view
+    // of its input. The default suits every device.
+    uint32_t storageBufferOffsetAlignment = 64;
 };
 
 struct PlanOptions {
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
-    // Byte alignment of every tensor in the arena and of every bound buffer range. Sessions
+    // Byte alignment of every tensor that has storage of its own (arena, weights); tensors
+    // stored inside another follow DeviceCapabilities::storageBufferOffsetAlignment. Sessions
     // use the larger of this and the device's minStorageBufferOffsetAlignment.
     uint32_t alignment = 64;
     DeviceCapabilities device;

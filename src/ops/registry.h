@@ -20,6 +20,9 @@ using EvalFn = void (*)(const graph::Node& node, std::span<const Tensor* const> 
 // Sets dtype and shape of the node's outputs; may read constant inputs. Throws ShapeError.
 using InferFn = void (*)(graph::Graph& g, const graph::Node& node);
 using LowerFn = void (*)(LowerContext& ctx, const graph::Node& node);
+// Where output `output` of the node lives inside input 0 when it can share its bytes (a Slice
+// or Split taking a contiguous run of them): its element offset there, or -1.
+using ViewOffsetFn = int64_t (*)(const graph::Graph& g, const graph::Node& node, size_t output);
 
 struct OpDef {
     std::string_view type;
@@ -33,6 +36,9 @@ struct OpDef {
     EvalFn evaluate = nullptr;
     LowerFn lower = nullptr;   // null: the op is a view (output aliases input 0) or CPU-only
     bool isView = false;       // output 0 shares input 0's bytes (Reshape, Flatten, ...)
+    // Set for ops that are views for some nodes only: the plan makes the node a view when every
+    // output has an offset (aligned for binding, plan/compile.cpp), else lowers it.
+    ViewOffsetFn viewOffset = nullptr;
     // The lowering runs the node with float16 tensors in place of float32 ones (every float
     // operand and output float16, arithmetic in float32), so PlanOptions::precision = Float16
     // keeps the node's float tensors in float16 (passes/precision.cpp); other nodes get casts.

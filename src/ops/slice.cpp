@@ -1,7 +1,9 @@
 // Slice (opset 1 attributes; opset 10+ inputs starts/ends/axes/steps, negative steps,
 // clamping per the spec) and Split (attribute `split`, opset 13+ input, opset 18
 // num_outputs, uneven last chunk). Both are strided copies: a slice reads its input through
-// strides scaled by the steps (negative for reversed axes) from the first element's offset.
+// strides scaled by the steps (negative for reversed axes) from the first element's offset;
+// where every output is a contiguous run of the input (ShuffleNet's channel halves of a
+// batch-1 map) the plan makes them views instead (OpDef::viewOffset).
 #include <algorithm>
 
 #include "ops/op_util.h"
@@ -103,6 +105,31 @@ void evalSlice(const Node& n, std::span<const Tensor* const> in, std::span<Tenso
     stridedCopyCpu(*in[0], out[0], s.out, inStride, contiguousStrides(s.out), inOffset, 0);
 }
 
+// The element offset of the window (first element `start`, extents `out`, steps `step`) of a
+// row-major tensor of shape `in` when the window is one contiguous run of it: every dimension
+// before the first one of extent > 1 has extent 1, every one after it is whole, and the
+// dimensions of extent > 1 are walked forwards. -1 otherwise, or for an empty window.
+int64_t contiguousWindowOffset(const Shape& in, const Shape& out, const std::vector<int64_t>& start,
+                               const std::vector<int64_t>& step) {
+    const size_t rank = in.size();
+    size_t first = 0;
+    while (first < rank && out[first] == 1) ++first;
+    for (size_t d = 0; d < rank; ++d) {
+        if (out[d] == 0) return -1;
+        if (out[d] > 1 && step[d] != 1) return -1;
+        if (d > first && out[d] != in[d]) return -1;
+    }
+    const auto st = contiguousStrides(in);
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d) offset += start[d] * st[d];
+    return offset;
+}
+
+int64_t sliceViewOffset(const Graph& g, const Node& n, size_t) {
+    const SliceSpec s = sliceSpecOf(g, n);
+    return contiguousWindowOffset(inputShape(g, n, 0), s.out, s.start, s.step);
+}
+
 void lowerSlice(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     SliceSpec s = sliceSpecOf(ctx.graph(), n);
@@ -169,6 +196,17 @@ void evalSplit(const Node& n, std::span<const Tensor* const> in, std::span<Tenso
     }
 }
 
+int64_t splitViewOffset(const Graph& g, const Node& n, size_t output) {
+    const Shape& x = inputShape(g, n, 0);
+    const int64_t axis = splitAxis(n, x);
+    const auto sizes = splitSizes(n, x, axis, optionalConstant(g, n, 1, "split"));
+    std::vector<int64_t> start(x.size(), 0), step(x.size(), 1);
+    for (size_t i = 0; i < output; ++i) start[axis] += sizes[i];
+    Shape out = x;
+    out[axis] = sizes[output];
+    return contiguousWindowOffset(x, out, start, step);
+}
+
 void lowerSplit(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     int64_t axis = splitAxis(n, x.shape);
@@ -188,8 +226,12 @@ void lowerSplit(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerSliceOps(std::vector<OpDef>& t) {
-    t.push_back(withFp16({"Slice", 1, 1000, inferSlice, evalSlice, lowerSlice}));
-    t.push_back(withFp16({"Split", 1, 1000, inferSplit, evalSplit, lowerSplit}));
+    OpDef slice = withFp16({"Slice", 1, 1000, inferSlice, evalSlice, lowerSlice});
+    slice.viewOffset = sliceViewOffset;
+    t.push_back(slice);
+    OpDef split = withFp16({"Split", 1, 1000, inferSplit, evalSplit, lowerSplit});
+    split.viewOffset = splitViewOffset;
+    t.push_back(split);
 }
 
 }  // namespace vkinfer::ops

@@ -140,6 +140,31 @@ void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t 
     }
 }
 
+// Makes every output of `n` a view into its input 0 where OpDef::viewOffset places them all
+// (Slice, Split over contiguous runs) at offsets the device can bind; true if it did. A graph
+// output keeps bytes of its own (the output copy would take the whole input), and so does a
+// node over a constant (folded) or with an empty output.
+bool viewsAt(const Graph& g, const Node& n, const ops::OpDef& def, int64_t alignment, Aliases& al) {
+    const int in = n.inputs.empty() ? -1 : n.inputs[0];
+    if (in < 0 || g.values[in].constant) return false;
+    std::vector<int64_t> bytes(n.outputs.size(), -1);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+        const int out = n.outputs[k];
+        if (out < 0) continue;
+        if (g.isGraphOutput(out) || g.values[out].byteSize() == 0) return false;
+        const int64_t element = def.viewOffset(g, n, k);
+        if (element < 0) return false;
+        bytes[k] = element * static_cast<int64_t>(dataTypeSize(g.values[in].dtype));
+        if (bytes[k] % alignment != 0) return false;
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+        if (n.outputs[k] < 0) continue;
+        al.parent[n.outputs[k]] = in;
+        al.offset[n.outputs[k]] = bytes[k];
+    }
+    return true;
+}
+
 Range rangeOf(const Graph& g, const Aliases& al, const ops::TensorRef& ref) {
     int64_t off = 0;
     int root = al.root(ref.value, &off);
@@ -183,7 +208,8 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 
-    // Views and in-place Concat.
+    // Views and in-place Concat. A tensor inside another begins where the device can bind it.
+    const int64_t sliceAlignment = std::max<int64_t>(options.device.storageBufferOffsetAlignment, 16);
     std::vector<char> isView(g.nodes.size(), 0);
     Aliases al(g.values.size());
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -194,9 +220,12 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
             isView[i] = 1;
             al.parent[n.outputs[0]] = n.inputs[0];
             plan.viewNodes.push_back(n.name);
+        } else if (def->viewOffset && viewsAt(g, n, *def, sliceAlignment, al)) {
+            isView[i] = 1;
+            plan.viewNodes.push_back(n.name);
         }
     }
-    planInPlaceConcat(g, isView, plan.alignment, al);
+    planInPlaceConcat(g, isView, sliceAlignment, al);
 
     // Lowering.
     std::vector<ops::Dispatch> dispatches;

@@ -63,6 +63,7 @@ PlanOptions SessionImpl::planOptions() const {
     po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;
     po.device.registerTiledConv = convTiles == ConvTiles::Large || (convTiles == ConvTiles::Auto && info.type != "CPU");
     po.device.smallGridConv = po.device.registerTiledConv;
+    po.device.storageBufferOffsetAlignment = static_cast<uint32_t>(info.minStorageBufferOffsetAlignment);
     return po;
 }
 

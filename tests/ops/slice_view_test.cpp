@@ -1,0 +1,130 @@
+// Slice and Split as views (OpDef::viewOffset): where every output is a contiguous run of the
+// input at an offset the device can bind (ShuffleNet's channel halves of a batch-1 map), the
+// plan gives them no dispatch; elsewhere they stay copies. Plans are checked from the
+// description, and the models run against the CPU reference.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "ops/op_harness.h"
+#include "vkinfer/plan.h"
+
+namespace vkinfer::testing {
+namespace {
+
+using Shape = std::vector<int64_t>;
+using nlohmann::json;
+
+// A ShuffleNet v2 unit: x -> Relu -> the two channel halves (Split, or two Slices); the second
+// half through a 1x1 conv and Relu; Concat; channel shuffle (Reshape, Transpose, Reshape).
+OnnxBuilder shuffleUnit(const Shape& x, bool withSplit) {
+    const int64_t c = x[1], half = c / 2;
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    if (withSplit) {
+        attr(b.node("Split", {"a"}, {"s1", "s2"}, "split"), "axis", int64_t{1});
+    } else {
+        b.initializer("zero", int64Tensor({1}, {0})).initializer("mid", int64Tensor({1}, {half}));
+        b.initializer("end", int64Tensor({1}, {c})).initializer("axis", int64Tensor({1}, {1}));
+        b.node("Slice", {"a", "zero", "mid", "axis"}, {"s1"}, "first");
+        b.node("Slice", {"a", "mid", "end", "axis"}, {"s2"}, "second");
+    }
+    b.initializer("w", randomTensor({half, half, 1, 1}, 11, -1.0f, 1.0f));
+    b.node("Conv", {"s2", "w"}, {"t"}, "branch");
+    b.node("Relu", {"t"}, {"r"});
+    attr(b.node("Concat", {"s1", "r"}, {"cat"}), "axis", int64_t{1});
+    b.initializer("split_shape", int64Tensor({5}, {x[0], 2, half, x[2], x[3]}));
+    b.initializer("merged_shape", int64Tensor({4}, {x[0], c, x[2], x[3]}));
+    b.node("Reshape", {"cat", "split_shape"}, {"grouped"});
+    attr(b.node("Transpose", {"grouped"}, {"swapped"}), "perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+    b.node("Reshape", {"swapped", "merged_shape"}, {"y"});
+    return b;
+}
+
+// The plan's view nodes and dispatch kernels at a binding alignment of `alignment`.
+struct PlanFacts {
+    std::vector<std::string> views, kernels;
+    bool has(const std::string& view) const { return std::find(views.begin(), views.end(), view) != views.end(); }
+};
+
+PlanFacts planFacts(const OnnxBuilder& b, const Shape& x, uint32_t alignment,
+                    Precision precision = Precision::Float32) {
+    auto model = b.build();
+    EXPECT_TRUE(model.ok()) << model.status().toString();
+    PlanOptions o;
+    o.precision = precision;
+    o.device.storageBufferOffsetAlignment = alignment;
+    auto j = planJson(*model, {{"x", x}}, o);
+    EXPECT_TRUE(j.ok()) << j.status().toString();
+    PlanFacts f;
+    if (!j.ok()) return f;
+    const json plan = json::parse(*j);
+    for (const auto& v : plan["views"]) f.views.push_back(v);
+    for (const auto& d : plan["schedule"]) f.kernels.push_back(d["kernel"]);
+    return f;
+}
+
+TEST(SliceView, ChannelHalvesOfABatchOneMapAreViews) {
+    const Shape x{1, 16, 6, 6};  // a channel is 144 bytes in float32, 72 in float16
+    for (bool split : {false, true}) {
+        SCOPED_TRACE(split ? "Split" : "Slice");
+        PlanFacts f = planFacts(shuffleUnit(x, split), x, 16);
+        if (split) {
+            EXPECT_TRUE(f.has("split"));
+        } else {
+            EXPECT_TRUE(f.has("first"));
+            EXPECT_TRUE(f.has("second"));
+        }
+        // Only the Concat's copy of the first half and the Transpose move bytes.
+        EXPECT_EQ(std::count(f.kernels.begin(), f.kernels.end(), "copy_strided_b32"), 2) << ::testing::PrintToString(f.kernels);
+        // Float16: 8 channels are 576 bytes, a multiple of 64 too.
+        EXPECT_TRUE(planFacts(shuffleUnit(x, split), x, 64, Precision::Float16).has(split ? "split" : "second"));
+    }
+    // 3x3 maps: the second half starts at 8 * 36 = 288 bytes, a multiple of 16 but not of 64.
+    const Shape small{1, 16, 3, 3};
+    EXPECT_TRUE(planFacts(shuffleUnit(small, false), small, 16).has("second"));
+    EXPECT_FALSE(planFacts(shuffleUnit(small, false), small, 64).has("second"));
+}
+
+// Windows that are not one contiguous run, and outputs that must have storage of their own.
+TEST(SliceView, OtherWindowsAndGraphOutputsStayCopies) {
+    auto sliceOf = [](const Shape& x, int64_t axis, int64_t begin, int64_t end, int64_t step, bool output) {
+        OnnxBuilder b;
+        b.input("x", x).output("y");
+        b.node("Relu", {"x"}, {"a"});
+        b.initializer("b", int64Tensor({1}, {begin})).initializer("e", int64Tensor({1}, {end}));
+        b.initializer("ax", int64Tensor({1}, {axis})).initializer("st", int64Tensor({1}, {step}));
+        b.node("Slice", {"a", "b", "e", "ax", "st"}, {output ? "y" : "s"}, "slice");
+        if (!output) b.node("Relu", {"s"}, {"y"});
+        return b;
+    };
+    const Shape x{2, 8, 4, 4};
+    EXPECT_TRUE(planFacts(sliceOf(x, 0, 1, 2, 1, false), x, 16).has("slice")) << "one batch element";
+    EXPECT_FALSE(planFacts(sliceOf(x, 1, 0, 4, 1, false), x, 16).has("slice")) << "channels of batch 2";
+    EXPECT_FALSE(planFacts(sliceOf(x, 3, 0, 2, 1, false), x, 16).has("slice")) << "columns";
+    EXPECT_FALSE(planFacts(sliceOf(x, 0, 1, 2, 1, true), x, 16).has("slice")) << "a graph output";
+    const Shape one{1, 8, 4, 4};
+    EXPECT_TRUE(planFacts(sliceOf(one, 1, 2, 6, 1, false), one, 16).has("slice"));
+    EXPECT_FALSE(planFacts(sliceOf(one, 1, 0, 8, 2, false), one, 16).has("slice")) << "every other channel";
+    EXPECT_FALSE(planFacts(sliceOf(one, 1, 7, -9, -1, false), one, 16).has("slice")) << "reversed";
+    const Shape narrow{1, 8, 3, 1};  // a channel is 12 bytes
+    EXPECT_FALSE(planFacts(sliceOf(narrow, 1, 1, 6, 1, false), narrow, 16).has("slice")) << "at byte 12";
+    EXPECT_TRUE(planFacts(sliceOf(narrow, 1, 4, 6, 1, false), narrow, 16).has("slice")) << "at byte 48";
+}
+
+TEST(SliceView, ViewsMatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    for (const Shape& x : {Shape{1, 16, 6, 6}, Shape{1, 24, 3, 3}, Shape{2, 16, 5, 5}}) {
+        for (bool split : {false, true}) {
+            const std::string what = std::string(split ? "Split" : "Slice") + " unit " + ::testing::PrintToString(x);
+            OnnxBuilder b = shuffleUnit(x, split);
+            std::vector<NamedTensor> in{{"x", randomTensor(x, seedOf(what), -1.0f, 1.0f)}};
+            expectGpuMatchesCpu(b, in, what);
+            expectGpuMatchesCpu(b, in, what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
