@@ -9,8 +9,6 @@ namespace vkinfer::ops {
 
 namespace {
 
-int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
 bool pointwise(const ConvGeom& g) {
     return g.KH == 1 && g.KW == 1 && g.SH == 1 && g.SW == 1 && g.padT == 0 && g.padL == 0 && g.padB == 0 &&
            g.padR == 0;

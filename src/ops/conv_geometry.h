@@ -16,6 +16,10 @@ struct ConvGeom {
     int64_t pixels() const { return N * OH * OW; }           // GEMM columns
 };
 
+// Tile arithmetic on sizes (dispatch.h's ceilDiv is for workgroup counts).
+inline int64_t divUp(int64_t v, int64_t m) { return (v + m - 1) / m; }
+inline int64_t roundUp(int64_t v, int64_t m) { return divUp(v, m) * m; }
+
 // Throws ShapeError/Unsupported naming the node for geometry it cannot have.
 ConvGeom convGeometry(const graph::Node& n, const graph::Shape& x, const graph::Shape& w);
 

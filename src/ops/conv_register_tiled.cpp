@@ -9,9 +9,6 @@ namespace vkinfer::ops {
 
 namespace {
 
-int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-int64_t divUp(int64_t v, int64_t m) { return (v + m - 1) / m; }
-
 // Workgroups that keep a large GPU busy: two per multiprocessor of a 132-SM H200, where a
 // 128x128 tile (256 invocations, about 128 registers each) fits twice. Fewer tiles than this
 // and a smaller tile is faster, then split-K.

@@ -7,8 +7,6 @@ namespace vkinfer::ops {
 
 namespace {
 
-int64_t divUp(int64_t v, int64_t m) { return (v + m - 1) / m; }
-
 constexpr int64_t kInvocations = 256;  // conv2d_small.comp's NT
 constexpr int64_t kMaxChain = 32;      // reduction indices per invocation, where the layer allows
 // Below this many 64x64 tiles a tiled kernel leaves most of a 132-multiprocessor GPU idle.

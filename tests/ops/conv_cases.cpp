@@ -1,5 +1,6 @@
 #include "ops/conv_cases.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/half.h"
@@ -77,6 +78,32 @@ std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<Nam
         if (k.rfind("conv", 0) == 0) kernels.push_back(k);
     if (kernels.empty()) ADD_FAILURE() << "no conv kernel in the plan";
     return kernels;
+}
+
+std::vector<ConvRun> inBothPrecisions(size_t cases) {
+    std::vector<ConvRun> r;
+    for (size_t i = 0; i < cases; ++i)
+        for (Precision p : {Precision::Float32, Precision::Float16}) r.push_back({i, p});
+    return r;
+}
+
+std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info) {
+    return "case" + std::to_string(info.param.index) + (info.param.precision == Precision::Float16 ? "_fp16" : "_fp32");
+}
+
+void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
+                              Precision precision, bool emulateCooperativeMatrix) {
+    SessionOptions o;
+    o.precision = precision;
+    o.convTiles = ConvTiles::Large;
+    o.emulateCooperativeMatrix = emulateCooperativeMatrix;
+    expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+}
+
+bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels) {
+    return std::any_of(kernels.begin(), kernels.end(), [](const std::string& k) {
+        return k.rfind("conv2d_cm", 0) == 0 && k.find("_nhwc") != std::string::npos;
+    });
 }
 
 DeviceCapabilities h200Description() {

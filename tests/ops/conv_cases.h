@@ -37,6 +37,22 @@ std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& sh
 std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
                                      const DeviceCapabilities& device, Precision precision = Precision::Float16);
 
+// One case of a kernel test's table in one precision (parameterized tests), every case in
+// both, and the test name ("case3_fp16").
+struct ConvRun {
+    size_t index;
+    Precision precision;
+};
+std::vector<ConvRun> inBothPrecisions(size_t cases);
+std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info);
+
+// The GPU kernels forced on any device (SessionOptions::convTiles = Large; with the tensor
+// cores emulated if asked), against the CPU reference at the precision's tolerance.
+void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
+                              Precision precision, bool emulateCooperativeMatrix = false);
+// Whether a tensor-core conv among `kernels` reads its input channels-last.
+bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
+
 // The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
 // a GPU: register-tiled float convolutions and conv2d_small for layers too small for tiles).
 DeviceCapabilities h200Description();

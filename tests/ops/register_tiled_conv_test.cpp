@@ -2,9 +2,7 @@
 // weight packing as pure functions, which devices get them (GPUs; CPU devices keep
 // conv2d.comp), and every tile shape with its epilogues against the CPU reference. On lavapipe
 // they run because SessionOptions::convTiles = Large forces them.
-#include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "core/half.h"
 #include "ops/conv_cases.h"
@@ -158,12 +156,7 @@ const std::vector<std::pair<ConvCase, std::string>>& cases() {
     return all;
 }
 
-struct RunCase {
-    size_t index;
-    Precision precision;
-};
-
-class RegisterTiledConvRuns : public ::testing::TestWithParam<RunCase> {};
+class RegisterTiledConvRuns : public ::testing::TestWithParam<ConvRun> {};
 
 TEST_P(RegisterTiledConvRuns, MatchCpuReference) {
     const auto& [c, kernel] = cases()[GetParam().index];
@@ -176,24 +169,11 @@ TEST_P(RegisterTiledConvRuns, MatchCpuReference) {
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0], kernel + (precision == Precision::Float16 ? "_f16" : "_f32")) << c.what;
     VKINFER_REQUIRE_GPU();
-    SessionOptions o;
-    o.precision = precision;
-    o.convTiles = ConvTiles::Large;
-    expectGpuMatchesCpuWith(b, inputs, c.what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+    expectGpuKernelsMatchCpu(b, inputs, c.what, precision);
 }
 
-std::vector<RunCase> runCases() {
-    std::vector<RunCase> r;
-    for (size_t i = 0; i < cases().size(); ++i)
-        for (Precision p : {Precision::Float32, Precision::Float16}) r.push_back({i, p});
-    return r;
-}
-
-INSTANTIATE_TEST_SUITE_P(Conv, RegisterTiledConvRuns, ::testing::ValuesIn(runCases()),
-                         [](const ::testing::TestParamInfo<RunCase>& info) {
-                             return "case" + std::to_string(info.param.index) +
-                                    (info.param.precision == Precision::Float16 ? "_fp16" : "_fp32");
-                         });
+INSTANTIATE_TEST_SUITE_P(Conv, RegisterTiledConvRuns, ::testing::ValuesIn(inBothPrecisions(cases().size())),
+                         convRunName);
 
 // A register-tiled conv whose groups have 4 output channels each (too few for the tensor
 // cores' fragments) writing channels-last for the emulated tensor-core conv after it.
@@ -213,19 +193,11 @@ TEST(RegisterTiledConv, WritesChannelsLastForATensorCoreConsumer) {
     auto kernels = convKernels(b, {{"x", Tensor(DataType::Float32, {1, 16, 20, 24})}}, d);
     ASSERT_GE(kernels.size(), 2u);
     EXPECT_EQ(kernels[0], "conv2d_rt16x128_f16");
-    EXPECT_NE(std::find_if(kernels.begin(), kernels.end(),
-                           [](const std::string& k) {
-                               return k.rfind("conv2d_cm", 0) == 0 && k.find("_nhwc") != std::string::npos;
-                           }),
-              kernels.end())
+    EXPECT_TRUE(hasChannelsLastTensorCoreConv(kernels))
         << "the tensor-core conv reads the grouped conv's output channels-last";
     VKINFER_REQUIRE_GPU();
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    o.convTiles = ConvTiles::Large;
-    expectGpuMatchesCpuWith(b, {{"x", rnd({1, 16, 20, 24}, "nhwc x")}}, "register-tiled conv, channels-last output",
-                            coopmatTolerance(), o);
+    expectGpuKernelsMatchCpu(b, {{"x", rnd({1, 16, 20, 24}, "nhwc x")}}, "register-tiled conv, channels-last output",
+                             Precision::Float16, true);
 }
 
 // VKINFER_CONV_TILES overrides ConvTiles::Auto; a value it does not know is an error that

@@ -2,7 +2,6 @@
 // shape and the selection as pure functions of the geometry and the described device, and
 // the kernel against the CPU reference in float32 and float16. On lavapipe it runs because
 // SessionOptions::convTiles = Large forces the GPU kernels.
-#include <algorithm>
 
 #include "ops/conv_cases.h"
 #include "ops/conv_small.h"
@@ -112,12 +111,7 @@ const std::vector<ConvCase>& cases() {
     return all;
 }
 
-struct RunCase {
-    size_t index;
-    Precision precision;
-};
-
-class SmallConvRuns : public ::testing::TestWithParam<RunCase> {};
+class SmallConvRuns : public ::testing::TestWithParam<ConvRun> {};
 
 TEST_P(SmallConvRuns, MatchCpuReference) {
     const ConvCase& c = cases()[GetParam().index];
@@ -130,24 +124,10 @@ TEST_P(SmallConvRuns, MatchCpuReference) {
                               (precision == Precision::Float16 ? "_f16" : "_f32"))
         << c.what;
     VKINFER_REQUIRE_GPU();
-    SessionOptions o;
-    o.precision = precision;
-    o.convTiles = ConvTiles::Large;
-    expectGpuMatchesCpuWith(b, inputs, c.what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+    expectGpuKernelsMatchCpu(b, inputs, c.what, precision);
 }
 
-std::vector<RunCase> runCases() {
-    std::vector<RunCase> r;
-    for (size_t i = 0; i < cases().size(); ++i)
-        for (Precision p : {Precision::Float32, Precision::Float16}) r.push_back({i, p});
-    return r;
-}
-
-INSTANTIATE_TEST_SUITE_P(Conv, SmallConvRuns, ::testing::ValuesIn(runCases()),
-                         [](const ::testing::TestParamInfo<RunCase>& info) {
-                             return "case" + std::to_string(info.param.index) +
-                                    (info.param.precision == Precision::Float16 ? "_fp16" : "_fp32");
-                         });
+INSTANTIATE_TEST_SUITE_P(Conv, SmallConvRuns, ::testing::ValuesIn(inBothPrecisions(cases().size())), convRunName);
 
 // conv2d_small writing channels-last for a tensor-core conv large enough for tiles (3x3 over
 // 256 channels: 19 M multiply-adds), its cooperative-matrix operations emulated.
@@ -166,19 +146,10 @@ TEST(SmallConv, WritesChannelsLastForATensorCoreConsumer) {
     auto kernels = convKernels(b, {{"x", Tensor(DataType::Float32, {1, 16, 8, 8})}}, d);
     ASSERT_GE(kernels.size(), 2u);
     EXPECT_EQ(kernels[0], "conv2d_small_f16");
-    EXPECT_NE(std::find_if(kernels.begin(), kernels.end(),
-                           [](const std::string& k) {
-                               return k.rfind("conv2d_cm", 0) == 0 && k.find("_nhwc") != std::string::npos;
-                           }),
-              kernels.end())
-        << "the tensor-core conv reads conv2d_small's output channels-last";
+    EXPECT_TRUE(hasChannelsLastTensorCoreConv(kernels)) << "the tensor-core conv reads conv2d_small's output channels-last";
     VKINFER_REQUIRE_GPU();
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    o.convTiles = ConvTiles::Large;
-    expectGpuMatchesCpuWith(b, {{"x", rnd({1, 16, 8, 8}, "small nhwc x")}}, "conv2d_small, channels-last output",
-                            coopmatTolerance(), o);
+    expectGpuKernelsMatchCpu(b, {{"x", rnd({1, 16, 8, 8}, "small nhwc x")}}, "conv2d_small, channels-last output",
+                             Precision::Float16, true);
 }
 
 }  // namespace
