@@ -5,6 +5,9 @@
 find_program(GLSLC glslc REQUIRED)
 set(VKINFER_SHADER_DIR ${CMAKE_SOURCE_DIR}/shaders)
 file(GLOB VKINFER_SHADER_INCLUDES ${VKINFER_SHADER_DIR}/*.glsl)
+# glslc does not create its output folder: without this, a build of the library alone (tests,
+# tools and examples off) failed with "cannot open output file".
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/shaders)
 
 # vkinfer_shader(<variant name> <source.comp> [DEFINES A=1 B ...])
 function(vkinfer_shader name source)
