@@ -21,6 +21,7 @@
 #extension GL_EXT_control_flow_attributes : enable
 #include "common.glsl"
 #include "types.glsl"
+#include "conv_store.glsl"
 
 #define BM (8 * WM)
 #define BN (8 * WN)
@@ -184,7 +185,7 @@ void main() {
 #ifdef SPLITK
                     part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = v;
 #else
-                    uint idx = p.outNhwc != 0u ? n * p.M + oc : ((b * p.M + oc) * p.OH + oy) * p.OW + ox;
+                    uint idx = p.outNhwc != 0u ? n * p.M + oc : convOutIndex(b, oc, oy, ox, p.M, p.OH, p.OW, SHUFFLE);
                     v += float(bias[oc]);
 #ifdef RESIDUAL
                     v += float(res[idx]);

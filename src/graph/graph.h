@@ -52,6 +52,10 @@ struct Node {
 
     // Set by the fusion passes.
     Activation activation;
+    // A DepthToSpace folded into a Conv (passes/fusion.cpp): its blocksize (0: none) and
+    // whether its mode is CRD (else DCR). The node's output is the DepthToSpace's.
+    int64_t depthToSpace = 0;
+    bool depthToSpaceCrd = false;
     std::vector<std::string> fusedNames;  // ONNX nodes folded into this one (besides `name`)
     bool removed = false;
 

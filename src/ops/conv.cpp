@@ -71,12 +71,29 @@ struct ConvParams {
     uint32_t outNhwc;  // conv2d.comp: output, residual and partial sums channels-last
 };
 
+// Whether the kernel `n` lowers to stores a fused DepthToSpace itself (conv_store.glsl).
+bool storesShuffled(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
+    if (useSmallConv(ctx, n, g, type) || ctx.channelsLast(n.outputs[0])) return false;
+    return useCoopmatConv(ctx, n, g, type) || useRegisterTiledConv(ctx, n, g);
+}
+
 void lowerConv(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
     requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
     // float32, or float16 throughout (weights, bias, residual and output too).
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.input(3), n.outputs[0]});
+    // A fused DepthToSpace (passes/fusion.cpp): the tensor-core and register-tiled kernels
+    // store each output where it goes; the others write the conv's own layout to a scratch
+    // tensor that a copy then shuffles.
+    if (n.depthToSpace != 0 && !storesShuffled(ctx, n, g, type)) {
+        graph::Node conv = n;
+        conv.depthToSpace = 0;
+        conv.outputs[0] = ctx.addScratch(n.name + "_unshuffled", type, outputShape(g, false));
+        lowerConv(ctx, conv);
+        emitDepthToSpace(ctx, n, conv.outputs[0], n.outputs[0], n.depthToSpace, n.depthToSpaceCrd);
+        return;
+    }
     int bias = n.input(2);
     if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
     const bool residual = n.input(3) >= 0;

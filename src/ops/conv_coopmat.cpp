@@ -87,7 +87,8 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
                                  kCoopmatSplitTargetGroups);
     if (kChunk >= K) kChunk = Kpad;
     int64_t splits = (K + kChunk - 1) / kChunk;
-    if (zTiles * splits > 65535) splits = 1, kChunk = Kpad;
+    // The split-K reduce stores unshuffled: a fused DepthToSpace keeps the reduction whole.
+    if (zTiles * splits > 65535 || n.depthToSpace != 0) splits = 1, kChunk = Kpad;
 
     const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
@@ -107,7 +108,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
     setActivation(d, n.activation);
     finishPackedConv(ctx, d, n, g,
                      {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual,
-                      DataType::Float16});
+                      DataType::Float16, depthToSpaceShuffle(n)});
 }
 
 }  // namespace vkinfer::ops

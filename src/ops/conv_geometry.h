@@ -47,4 +47,10 @@ struct PackedConvParams {
 };
 PackedConvParams packedConvParams(const ConvGeom& g, int64_t kChunk, int64_t Kpad, int64_t Mpad, bool outNhwc);
 
+// A DepthToSpace fused into Conv node `n` as shaders/conv_store.glsl reads it (specialization
+// constant 6 of conv2d_rt and conv2d_cm): the blocksize, bit 8 for CRD mode; 0 for none.
+inline uint32_t depthToSpaceShuffle(const graph::Node& n) {
+    return n.depthToSpace == 0 ? 0u : static_cast<uint32_t>(n.depthToSpace) | (n.depthToSpaceCrd ? 0x100u : 0u);
+}
+
 }  // namespace vkinfer::ops

@@ -41,7 +41,7 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
         if (n.removed) continue;
         const ConvKernel kernel = convKernelOf(ctx, n);
         coopmat[i] = kernel == ConvKernel::Coopmat;
-        writesNhwc[i] = kernel != ConvKernel::Other;
+        writesNhwc[i] = kernel != ConvKernel::Other && n.depthToSpace == 0;  // a shuffle is stored NCHW
         for (int in : n.inputs)
             if (in >= 0) consumers[in].push_back(static_cast<int>(i));
     }

@@ -65,7 +65,8 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     // Split-K aims at as many workgroups as the tile choice does.
     int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kRegisterTiledK, kFillGroups);
     int64_t splits = divUp(K, kChunk);
-    if (zTiles * splits > 65535) splits = 1, kChunk = K;
+    // The split-K reduce stores unshuffled: a fused DepthToSpace keeps the reduction whole.
+    if (zTiles * splits > 65535 || n.depthToSpace != 0) splits = 1, kChunk = K;
 
     const bool outNhwc = ctx.channelsLast(n.outputs[0]);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
@@ -84,7 +85,8 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     d.localSize = {static_cast<uint32_t>(tile.bn / 8), static_cast<uint32_t>(tile.bm / 8), 1};
     setActivation(d, n.activation);
     finishPackedConv(ctx, d, n, g,
-                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type});
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type,
+                      depthToSpaceShuffle(n)});
 }
 
 }  // namespace vkinfer::ops

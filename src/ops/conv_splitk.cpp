@@ -23,6 +23,9 @@ void finishPackedConv(LowerContext& ctx, Dispatch& d, const Node& n, const ConvG
     auto grid = grid1d(g.pixels(), static_cast<uint32_t>(l.bn));
     d.groups = {grid[0], grid[1], static_cast<uint32_t>(l.zTiles * l.splits)};
     d.setPush(packedConvParams(g, l.kChunk, l.Kpad, l.Mpad, l.outNhwc));
+    // After the activation's constants 3-5 (setActivation): conv_store.glsl's SHUFFLE.
+    d.spec.resize(3, 0);
+    d.spec.push_back(l.shuffle);
     d.bindings = {writeOf(l.partial >= 0 ? l.partial : n.outputs[0]), readOf(n.inputs[0]), readOf(l.weights),
                   readOf(l.bias), readOf(l.kTable)};
     if (l.partial < 0) {

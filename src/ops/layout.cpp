@@ -221,6 +221,21 @@ struct PermutationPlan {
     Shape outShape;
 };
 
+// DepthToSpace of an N x C x H x W input (C divisible by b^2) in CRD or DCR order.
+PermutationPlan depthToSpacePermutation(const Shape& in, int64_t b, bool crd) {
+    const int64_t N = in[0], C = in[1], H = in[2], W = in[3], c = C / (b * b);
+    PermutationPlan pp;
+    if (crd) {
+        pp.viewShape = {N, c, b, b, H, W};
+        pp.perm = {0, 1, 4, 2, 5, 3};
+    } else {
+        pp.viewShape = {N, b, b, c, H, W};
+        pp.perm = {0, 3, 4, 1, 5, 2};
+    }
+    pp.outShape = {N, c, H * b, W * b};
+    return pp;
+}
+
 PermutationPlan permutationOf(const Node& n, const Shape& in) {
     PermutationPlan pp;
     const std::string& op = n.opType;
@@ -243,15 +258,7 @@ PermutationPlan permutationOf(const Node& n, const Shape& in) {
     int64_t N = in[0], C = in[1], H = in[2], W = in[3];
     if (op == "DepthToSpace") {
         if (C % (b * b)) shapeError(n, "channels {} not divisible by blocksize^2 = {}", C, b * b);
-        int64_t c = C / (b * b);
-        if (n.attrString("mode", "DCR") == "CRD") {
-            pp.viewShape = {N, c, b, b, H, W};
-            pp.perm = {0, 1, 4, 2, 5, 3};
-        } else {
-            pp.viewShape = {N, b, b, c, H, W};
-            pp.perm = {0, 3, 4, 1, 5, 2};
-        }
-        pp.outShape = {N, c, H * b, W * b};
+        return depthToSpacePermutation(in, b, n.attrString("mode", "DCR") == "CRD");
     } else {  // SpaceToDepth
         if (H % b || W % b) shapeError(n, "spatial size {}x{} not divisible by blocksize {}", H, W, b);
         pp.viewShape = {N, C, H / b, b, W / b, b};
@@ -272,15 +279,21 @@ void evalPermutation(const Node& n, std::span<const Tensor* const> in, std::span
     stridedCopyCpu(*in[0], out[0], p.dims, p.inStride, contiguousStrides(p.dims), 0, 0);
 }
 
-void lowerPermutation(LowerContext& ctx, const Node& n) {
-    const auto& x = ctx.value(n.inputs[0]);
-    PermutationPlan pp = permutationOf(n, x.shape);
+void emitPermutation(LowerContext& ctx, const Node& n, int src, int dst, const PermutationPlan& pp) {
     Permuted p = permute(pp.viewShape, pp.perm);
-    emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], p.dims, p.inStride, contiguousStrides(p.dims), 0, 0,
-                    dataTypeSize(x.dtype));
+    emitStridedCopy(ctx, n, src, dst, p.dims, p.inStride, contiguousStrides(p.dims), 0, 0,
+                    dataTypeSize(ctx.value(src).dtype));
+}
+
+void lowerPermutation(LowerContext& ctx, const Node& n) {
+    emitPermutation(ctx, n, n.inputs[0], n.outputs[0], permutationOf(n, ctx.value(n.inputs[0]).shape));
 }
 
 }  // namespace
+
+void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_t blocksize, bool crd) {
+    emitPermutation(ctx, n, src, dst, depthToSpacePermutation(ctx.value(src).shape, blocksize, crd));
+}
 
 void registerLayoutOps(std::vector<OpDef>& t) {
     // Views and copies move bytes of any element type: all fp16-capable.

@@ -138,6 +138,9 @@ void requireIndexable(const Node& n, int64_t elements);
 // Returns false if more than 6 remain.
 bool collapseDims(Shape& dims, std::vector<std::vector<int64_t>*> strides);
 
+// DepthToSpace of NCHW value `src` into `dst` for node `n` (layout.cpp; a Conv that could not
+// store its fused DepthToSpace shuffled).
+void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_t blocksize, bool crd);
 // Strided copy on the GPU: walks the index space `dims` of the output, reading `src`
 // through `inStride` and writing `dst` through `outStride` (strides and offsets in elements
 // of `elemSize` bytes: 1, 2, 4 or a multiple of 4). Emits nothing for an empty space.

@@ -153,6 +153,29 @@ void fuseActivations(Graph& g) {
     }
 }
 
+// Conv -> DepthToSpace (an upscaler's pixel shuffle), the conv's output read by nothing else
+// and no residual fused (it would be read in the conv's own layout): the conv stores each
+// output where the DepthToSpace would put it (or, where its kernel cannot, lowers to the conv
+// and the copy, ops/conv.cpp). An activation after the DepthToSpace then fuses into the conv,
+// as activations commute with the permutation.
+void fuseDepthToSpace(Graph& g) {
+    g.relinkProducers();
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& d2s = g.nodes[i];
+        if (d2s.removed || d2s.opType != "DepthToSpace" || d2s.inputs.empty()) continue;
+        const int64_t blocksize = d2s.attrInt("blocksize", 0);
+        const std::string mode = d2s.attrString("mode", "DCR");
+        if (blocksize <= 0 || (mode != "DCR" && mode != "CRD")) continue;
+        Node* conv = soleProducer(g, d2s.inputs[0], static_cast<int>(i), {"Conv"});
+        if (!conv || conv->inputs.size() > 3 || conv->depthToSpace != 0) continue;
+        const auto& x = g.values[d2s.inputs[0]];
+        if (x.shape.size() != 4 || x.shape[1] % (blocksize * blocksize) != 0) continue;
+        conv->depthToSpace = blocksize;
+        conv->depthToSpaceCrd = mode == "CRD";
+        absorb(g, *conv, d2s);
+    }
+}
+
 // Mul(x, Sigmoid(x)) (either operand order), x read by nothing else: SiLU fused into x's producer.
 void fuseSilu(Graph& g) {
     g.relinkProducers();
@@ -191,6 +214,7 @@ void runFusions(Graph& g) {
     foldBatchNorm(g);
     fuseResidualAdd(g);
     fuseSilu(g);
+    fuseDepthToSpace(g);
     fuseActivations(g);
     removeDeadNodes(g);
     sortTopologically(g);  // a fused residual may come from a node listed after its reader

@@ -3,6 +3,7 @@
 //   fuseResidualAdd:   Conv -> Add(conv, r)        =>  Conv that adds r in its epilogue
 //   fuseSilu:          {Conv, Gemm, MatMul, Add, BatchNormalization} -> x,
 //                      Mul(x, Sigmoid(x))  =>  producer with SiLU applied before its store
+//   fuseDepthToSpace:  Conv -> DepthToSpace        =>  Conv that stores the shuffled output
 //   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
 //                      =>  producer with the activation applied before its store
 // Each rewrite only fires when the intermediate tensor has no other reader and is not a
@@ -16,6 +17,7 @@ namespace vkinfer::passes {
 void foldBatchNorm(graph::Graph& g);
 void fuseResidualAdd(graph::Graph& g);
 void fuseSilu(graph::Graph& g);
+void fuseDepthToSpace(graph::Graph& g);
 void fuseActivations(graph::Graph& g);
 
 // All of the above, in an order where each enables the next.
