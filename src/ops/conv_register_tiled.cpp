@@ -9,10 +9,12 @@ namespace vkinfer::ops {
 
 namespace {
 
-// Workgroups that keep a large GPU busy: two per multiprocessor of a 132-SM H200, where a
-// 128x128 tile (256 invocations, about 128 registers each) fits twice. Fewer tiles than this
-// and a smaller tile is faster, then split-K.
-constexpr int64_t kFillGroups = 256;
+// Warps that keep a large GPU busy: about 16 per multiprocessor of a 132-SM H200. An 8x8 tile
+// per invocation leaves few warps per layer at batch 1 and in deep layers; counted in
+// workgroups (256 of any tile, the first rule), ResNet-50 at batch 8 ran 2 to 4 warps per
+// multiprocessor and took 5.21 ms against 4.18 with this (docs/BENCHMARKS.md, run 29).
+// Fewer tiles than this and a smaller tile is faster, then split-K.
+constexpr int64_t kFillWarps = 2048;
 constexpr int64_t kMinPixels = 32;
 constexpr int64_t kMinReduction = 32;
 
@@ -28,14 +30,16 @@ bool useRegisterTiledConv(const LowerContext& ctx, const Node& n, const ConvGeom
     return !usesDirectConv(g) && g.pixels() >= kMinPixels && g.K() >= kMinReduction;
 }
 
+int64_t RegisterTiledConvTile::warps() const { return bm * bn / (8 * 8 * 32); }
+
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings) {
     const int64_t Mg = g.Mg(), pixels = g.pixels();
     RegisterTiledConvTile t;
     t.bm = Mg <= 16 ? 16 : Mg <= 32 ? 32 : Mg <= 64 ? 64 : 128;  // the fewest padded rows
-    auto tiles = [&] { return g.groups * divUp(Mg, t.bm) * divUp(pixels, t.bn) * siblings; };
-    if (t.bm == 128 && tiles() < kFillGroups) t.bm = 64;
+    auto warps = [&] { return g.groups * divUp(Mg, t.bm) * divUp(pixels, t.bn) * siblings * t.warps(); };
+    if (t.bm == 128 && warps() < kFillWarps) t.bm = 64;
     // (16 x 64 would be 16 invocations, less than a subgroup: split-K instead.)
-    if (t.bm >= 32 && tiles() < kFillGroups) t.bn = 64;
+    if (t.bm >= 32 && warps() < kFillWarps) t.bn = 64;
     return t;
 }
 
@@ -62,8 +66,8 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     const int64_t zTiles = g.groups * (Mpad / tile.bm);
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
     const int64_t pixelTiles = divUp(pixels, tile.bn);
-    // Split-K aims at as many workgroups as the tile choice does.
-    int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kRegisterTiledK, kFillGroups);
+    // Split-K aims at as many warps as the tile choice does.
+    int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kRegisterTiledK, kFillWarps / tile.warps());
     int64_t splits = divUp(K, kChunk);
     // The split-K reduce stores unshuffled: a fused DepthToSpace keeps the reduction whole.
     if (zTiles * splits > 65535 || n.depthToSpace != 0) splits = 1, kChunk = K;

@@ -10,6 +10,7 @@ namespace vkinfer::ops {
 
 struct RegisterTiledConvTile {
     int64_t bm = 128, bn = 128;  // workgroup tile (output channels x pixels); 8x8 per invocation
+    int64_t warps() const;       // 32-wide warps per workgroup
 };
 constexpr int64_t kRegisterTiledK = 8;  // reduction rows per shared-memory round
 

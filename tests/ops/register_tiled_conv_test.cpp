@@ -31,7 +31,8 @@ TEST(RegisterTiledConvTile, FewestPaddedRowsThenSmallerTilesUntilTheGpuFills) {
         {geometry(8, 64, 56, 56, 256, 1), 1, 128, 128},    // ResNet-50 batch 8: 392 tiles
         {geometry(1, 64, 56, 56, 256, 1), 1, 64, 64},      // batch 1: 50 tiles of 128x128
         {geometry(1, 64, 112, 112, 64, 3), 1, 64, 64},     // 98 tiles of 64x128
-        {geometry(1, 64, 112, 112, 64, 3), 4, 64, 128},    // ... beside 3 siblings: 392
+        {geometry(1, 64, 112, 112, 64, 3), 4, 64, 64},     // ... beside 3 siblings: 392 tiles, 1568 warps
+        {geometry(1, 64, 112, 112, 64, 3), 8, 64, 128},    // ... beside 7: 3136 warps
         {geometry(1, 512, 7, 7, 512, 3), 1, 64, 64},       // 8 tiles whatever the shape
         {geometry(1, 64, 28, 28, 96, 3, 2), 1, 64, 64},    // 2 groups of 48 channels
         {geometry(1, 64, 540, 960, 200, 3), 1, 128, 128},  // more than 128 channels
@@ -88,16 +89,24 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     DeviceCapabilities gpu;
     gpu.registerTiledConv = true;
     DeviceCapabilities cpu;
-    ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
-    std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
+    // 288x288: 648 tiles of 64x128, 2592 warps, enough that nothing splits its reduction.
+    ConvCase big{"big", {1, 64, 288, 288}, 64, 3};
+    std::vector<NamedTensor> inBig{{"x", Tensor(DataType::Float32, big.x)}};
     OnnxBuilder b = convModel(big);
-    EXPECT_EQ(convKernels(b, in, gpu, Precision::Float32), std::vector<std::string>{"conv2d_rt64x64_f32"});
-    EXPECT_EQ(convKernels(b, in, cpu, Precision::Float32), std::vector<std::string>{"conv2d_t64x64_f32"});
-    EXPECT_EQ(convKernels(b, in, gpu, Precision::Float16), std::vector<std::string>{"conv2d_rt64x64_f16"});
-    // The H200 in float16: tensor cores where they fit, these where they do not.
-    EXPECT_EQ(convKernels(b, in, h200Description(), Precision::Float16), std::vector<std::string>{"conv2d_cm64_nv"});
-    EXPECT_EQ(convKernels(b, in, h200Description(), Precision::Float32),
-              std::vector<std::string>{"conv2d_rt64x64_f32"});
+    EXPECT_EQ(convKernels(b, inBig, gpu, Precision::Float32), std::vector<std::string>{"conv2d_rt64x128_f32"});
+    EXPECT_EQ(convKernels(b, inBig, cpu, Precision::Float32), std::vector<std::string>{"conv2d_t64x64_f32"});
+    EXPECT_EQ(convKernels(b, inBig, gpu, Precision::Float16), std::vector<std::string>{"conv2d_rt64x128_f16"});
+    // The H200 in float16: tensor cores where they fit (here the direct kernel), these where
+    // they do not.
+    EXPECT_EQ(convKernels(b, inBig, h200Description(), Precision::Float16),
+              std::vector<std::string>{"conv2d_cmd64x64_nv"});
+    EXPECT_EQ(convKernels(b, inBig, h200Description(), Precision::Float32),
+              std::vector<std::string>{"conv2d_rt64x128_f32"});
+    // 144x144: 324 tiles of 64x64, 648 warps: the reduction is split to fill the GPU.
+    ConvCase smaller{"smaller", {1, 64, 144, 144}, 64, 3};
+    std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, smaller.x)}};
+    EXPECT_EQ(convKernels(convModel(smaller), in, gpu, Precision::Float32),
+              (std::vector<std::string>{"conv2d_rt64x64_splitk_f32", "conv_splitk_reduce_f32"}));
 
     ConvCase wide{"wide", {1, 32, 256, 256}, 128, 1, 1, 1, 0, true, true, false};
     auto wideModel = convModel(wide);
@@ -105,8 +114,9 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     EXPECT_EQ(convKernels(wideModel, wideIn, gpu, Precision::Float32),
               std::vector<std::string>{"conv2d_rt128x128_res_f32"});
 
-    ConvCase narrow{"narrow", {1, 64, 144, 144}, 12, 3};
-    EXPECT_EQ(convKernels(convModel(narrow), in, gpu, Precision::Float32),
+    ConvCase narrow{"narrow", {1, 8, 540, 960}, 12, 3};  // ESPCN's head: 4050 tiles of one warp
+    std::vector<NamedTensor> inNarrow{{"x", Tensor(DataType::Float32, narrow.x)}};
+    EXPECT_EQ(convKernels(convModel(narrow), inNarrow, gpu, Precision::Float32),
               std::vector<std::string>{"conv2d_rt16x128_f32"});
     // A reduction shorter than 32 (a 3-channel stem), and a squeeze-excitation's 1x1 conv over
     // a pooled map (one pixel).
@@ -141,15 +151,17 @@ const std::vector<std::pair<ConvCase, std::string>>& cases() {
     static const std::vector<std::pair<ConvCase, std::string>> all = {
         {{"128x128 tile, 1x1, residual and relu", {1, 32, 128, 130}, 130, 1, 1, 1, 0, true, true, true},
          "conv2d_rt128x128_res"},
-        {{"64x128 tile, 3x3 over 4 channels (K = 36, not a multiple of 8)", {1, 4, 180, 184}, 40, 3},
+        // (Tiles of 128 pixels need maps of 512 (64 rows) and 1024 (32 rows) tiles to fill
+        // the 2048 warps of the rule.)
+        {{"64x128 tile, 3x3 over 4 channels (K = 36, not a multiple of 8)", {1, 4, 256, 256}, 40, 3},
          "conv2d_rt64x128"},
-        {{"32x128 tile, 5x5, no bias", {1, 4, 182, 182}, 20, 5, 1, 1, -1, false}, "conv2d_rt32x128"},
+        {{"32x128 tile, 5x5, no bias", {1, 4, 363, 363}, 20, 5, 1, 1, -1, false}, "conv2d_rt32x128"},
         {{"64x64 tile, 3x3 stride 2, batch 2", {2, 12, 33, 31}, 50, 3, 2}, "conv2d_rt64x64"},
         {{"32x64 tile, 17 channels, relu", {1, 8, 23, 29}, 17, 3, 1, 1, -1, true, false, true}, "conv2d_rt32x64"},
         {{"2 groups of 40 channels, 3x3", {1, 24, 20, 20}, 80, 3, 1, 2}, "conv2d_rt64x64"},
         {{"split-K: 3x3 over 256 channels at 6x6", {1, 256, 6, 6}, 72, 3}, "conv2d_rt64x64_splitk"},
         {{"split-K with residual", {1, 192, 6, 7}, 48, 3, 1, 1, -1, true, true, false}, "conv2d_rt64x64_splitk"},
-        {{"batch 3, a partial last tile, 1x1", {3, 40, 100, 110}, 24, 1, 1, 1, 0}, "conv2d_rt32x128"},
+        {{"batch 3, a partial last tile, 1x1", {3, 40, 100, 110}, 24, 1, 1, 1, 0}, "conv2d_rt32x64"},
         {{"16x128 tile, 12 channels (an upscaler's head)", {1, 8, 20, 30}, 12, 3}, "conv2d_rt16x128"},
         {{"16x128 tile, 3 channels, split-K", {1, 128, 6, 6}, 3, 3}, "conv2d_rt16x128_splitk"},
     };
