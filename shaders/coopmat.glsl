@@ -13,6 +13,8 @@
 // The kernel declares the operand tiles `shared As[]`, `Bs[]` (float16_t, or uvec4 holding 8
 // halves: define CM_UNIT 8 and the accessors CM_A(h), CM_B(h) returning half h as a float)
 // and `shared float Cs[]` (per-warp staging of one accumulator, CM_CS_STRIDE floats a row).
+// CM_STAGE_COLUMNS(acc, warp) stages column-major instead (element (r, c) at c * CM_CS_STRIDE
+// + r), for epilogues that take a column's 16 values as consecutive floats.
 // CM_WARP_SYNC() orders a warp's staging stores before its reads (and the reads before the
 // next stores): a subgroup barrier where a warp is a subgroup, a workgroup barrier emulated.
 // Offsets and strides given to CM_LOAD_* are in halves. CM_LOAD_B reads B row-major (k, n at
@@ -59,6 +61,7 @@
 #define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_COLUMNS)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAddNV(a, b, acc)
 #define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, false)
+#define CM_STAGE_COLUMNS(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, true)
 #define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_KHR)
 #extension GL_KHR_cooperative_matrix : require
@@ -79,6 +82,8 @@
 #define CM_MULADD(acc, a, b) acc = coopMatMulAdd(a, b, acc)
 #define CM_STAGE(acc, warp) \
     coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
+#define CM_STAGE_COLUMNS(acc, warp) \
+    coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutColumnMajor)
 #define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_EMULATE)
 // Loops kept rolled: unrolled, the 16-long sums of every accumulator element made each
@@ -114,6 +119,11 @@ struct CmFrag {  // element (r, c) at offset + r * rowStride + c * colStride, in
     for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
         Cs[(warp) * CM_CS_WARP + (cm_e / 16u) * CM_CS_STRIDE + cm_e % 16u] = acc[cm_t];        \
+    }
+#define CM_STAGE_COLUMNS(acc, warp)                                                             \
+    for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
+        uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
+        Cs[(warp) * CM_CS_WARP + (cm_e % 16u) * CM_CS_STRIDE + cm_e / 16u] = acc[cm_t];        \
     }
 // A logical warp need not be one subgroup here: the whole workgroup waits.
 #define CM_WARP_SYNC() barrier()

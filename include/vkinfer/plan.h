@@ -26,6 +26,11 @@ enum class Precision {
 const char* syncModeName(SyncMode mode);
 const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI spells them
 
+// Which stride-1 float16 convolutions run on the direct tensor-core kernel (conv2d_cmd: the
+// input window staged in shared memory once instead of gathered per tap): Auto by the
+// measured rule (wide maps, kernels larger than 1x1), Off never, Always wherever it can.
+enum class DirectConv : uint8_t { Auto, Off, Always };
+
 // What the device offers kernel selection. Planning stays a pure function of the model and
 // this description: sessions fill it from their device (Session), `vkinfer plan` and
 // planJson() use it as given (the default: no optional kernels), and tests describe devices
@@ -54,6 +59,9 @@ struct DeviceCapabilities {
     // another may begin, i.e. an in-place Concat input or a Slice/Split output that is a view
     // of its input. The default suits every device.
     uint32_t storageBufferOffsetAlignment = 64;
+    // Where the tensor cores take a convolution, whether the direct kernel may (sessions: the
+    // environment variable VKINFER_DIRECT_CONV=auto|off|always, for comparisons).
+    DirectConv directConv = DirectConv::Auto;
 };
 
 struct PlanOptions {

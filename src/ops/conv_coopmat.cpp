@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/conv_direct.h"
 #include "ops/conv_splitk.h"
 #include "ops/op_util.h"
 
@@ -23,7 +24,9 @@ bool useCoopmatConv(const LowerContext& ctx, const Node& n, const ConvGeom& g, D
     // (depthwise and small-group convolutions have their own kernel). 8 to 15 channels (an
     // upscaler's last layer, a squeeze-excitation's reduction) still beat the portable
     // kernel in a 32-row tile (docs/BENCHMARKS.md).
-    if (g.Mg() < 8 || g.K() < 32) return false;
+    if (g.Mg() < 8) return false;
+    // The direct kernel packs short reductions (an RGB stem's 27) into few fragments.
+    if (g.K() < 32 && !useDirectCoopmatConv(ctx, n, g)) return false;
     // The shared tiles: A 64 x 40 and B 32 x 136 halves, plus 16 x 20 floats per warp.
     return ctx.device().emulateCooperativeMatrix || ctx.device().sharedMemoryBytes >= 24 * 1024;
 }
@@ -71,6 +74,10 @@ Tensor channelsLastReductionTable(const ConvGeom& g) {
 }
 
 void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual) {
+    if (useDirectCoopmatConv(ctx, n, g)) {
+        lowerDirectCoopmatConv(ctx, n, g, bias, residual);
+        return;
+    }
     const CoopmatConvTile tile = coopmatConvTile(g);
     const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
     const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kCoopmatTileK);

@@ -26,6 +26,13 @@ SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
         else if (v != "auto")
             fail(ErrorCode::InvalidArgument, "VKINFER_CONV_TILES must be small, large or auto (got '{}')", v);
     }
+    if (const char* env = std::getenv("VKINFER_DIRECT_CONV"); env && *env) {
+        std::string v = env;
+        if (v == "off") directConv = DirectConv::Off;
+        else if (v == "always") directConv = DirectConv::Always;
+        else if (v != "auto")
+            fail(ErrorCode::InvalidArgument, "VKINFER_DIRECT_CONV must be auto, off or always (got '{}')", v);
+    }
     if (options.framesInFlight < 1 || options.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
              options.framesInFlight);
@@ -64,6 +71,7 @@ PlanOptions SessionImpl::planOptions() const {
     po.device.registerTiledConv = convTiles == ConvTiles::Large || (convTiles == ConvTiles::Auto && info.type != "CPU");
     po.device.smallGridConv = po.device.registerTiledConv;
     po.device.storageBufferOffsetAlignment = static_cast<uint32_t>(info.minStorageBufferOffsetAlignment);
+    po.device.directConv = directConv;
     return po;
 }
 

@@ -65,7 +65,9 @@ const std::vector<ConvCase>& cases() {
 // convolutions too small for the fragments the register-tiled ones (a GPU), lavapipe the
 // portable ones, depthwise convolutions their own.
 TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
-    const DeviceCapabilities h200 = h200Description();
+    // The gathering kernel's choices: the direct one (direct_conv_test.cpp) is off.
+    DeviceCapabilities h200 = h200Description();
+    h200.directConv = DirectConv::Off;
     DeviceCapabilities lavapipe;
     lavapipe.subgroupSize = 8;
     lavapipe.sharedMemoryBytes = 32 * 1024;
@@ -94,7 +96,8 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     ConvCase head{"head", {1, 64, 144, 144}, 12, 3};
     EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_cm32_nv"});
     ConvCase narrow{"narrow", {1, 64, 144, 144}, 6, 3};
-    EXPECT_EQ(convKernels(convModel(narrow), in, h200), std::vector<std::string>{"conv2d_rt16x128_f16"});
+    EXPECT_EQ(convKernels(convModel(narrow), in, h200),
+              (std::vector<std::string>{"conv2d_rt16x128_splitk_f16", "conv_splitk_reduce_f16"}));
     ConvCase stem{"stem", {1, 3, 144, 144}, 32, 3};
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
@@ -379,7 +382,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
     OnnxBuilder b = convModel(big);
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};
     auto described = convKernels(b, in, h200);
-    ASSERT_EQ(described, std::vector<std::string>{"conv2d_cm64_nv"});
+    ASSERT_EQ(described, std::vector<std::string>{"conv2d_cmd64x64_nv"});
     auto model = b.build();
     SessionOptions o;
     o.precision = Precision::Float16;
@@ -387,7 +390,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
     ASSERT_TRUE(s.ok());
     auto j = s->planJson({{"x", big.x}});
     ASSERT_TRUE(j.ok());
-    EXPECT_NE(j->find("\"conv2d_cm64_nv\""), std::string::npos);
+    EXPECT_NE(j->find("\"conv2d_cmd64x64_nv\""), std::string::npos);
     expectGpuMatchesCpuWith(b, in, "144x144x64 (tensor cores)", coopmatTolerance(), o);
 }
 

@@ -88,7 +88,9 @@ TEST(SmallConvSelection, ByDeviceDescriptionAndShape) {
     // Enough tiles for the GPU.
     ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
     std::vector<NamedTensor> inBig{{"x", Tensor(DataType::Float32, big.x)}};
-    EXPECT_EQ(convKernels(convModel(big), inBig, h200, Precision::Float16), std::vector<std::string>{"conv2d_cm64_nv"});
+    auto bigKernels = convKernels(convModel(big), inBig, h200, Precision::Float16);
+    ASSERT_EQ(bigKernels.size(), 1u);
+    EXPECT_EQ(bigKernels[0].rfind("conv2d_cm", 0), 0u) << "tensor cores: " << bigKernels[0];
     // Depthwise keeps conv2d_direct.
     ConvCase dw{"dw", {1, 116, 14, 14}, 116, 3, 1, 116};
     EXPECT_EQ(convKernels(convModel(dw), in, h200, Precision::Float32), std::vector<std::string>{"conv2d_direct_f32"});

@@ -1,0 +1,330 @@
+// The direct tensor-core convolution (conv2d_cmd.comp, ops/conv_direct.h): tile choice and
+// weight packing as pure functions, selection from device descriptions, and the kernel (its
+// emulated form on any device, the NV form where the device has tensor cores) against the
+// CPU reference.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/half.h"
+#include "ops/conv_cases.h"
+#include "ops/conv_direct.h"
+#include "ops/op_harness.h"
+
+namespace vkinfer::testing {
+namespace {
+
+using nlohmann::json;
+
+ops::ConvGeom geom(int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t k, int64_t stride = 1) {
+    ops::ConvGeom g{};
+    g.N = n, g.C = c, g.H = h, g.W = w, g.M = m, g.KH = g.KW = k, g.SH = g.SW = stride, g.DH = g.DW = 1;
+    g.padT = g.padL = g.padB = g.padR = k / 2;
+    g.groups = 1;
+    g.OH = (h + 2 * (k / 2) - k) / stride + 1;
+    g.OW = (w + 2 * (k / 2) - k) / stride + 1;
+    return g;
+}
+
+constexpr uint32_t kH200Shared = 48 * 1024;
+
+TEST(DirectConvTile, FitsSharedMemoryWithTheMostChannelsThenRows) {
+    // ESPCN's 64 -> 32 3x3 layer at 960x540: 32 channels; 8 rows would need 55 KiB.
+    auto t = ops::directConvTile(geom(1, 64, 540, 960, 32, 3), true, kH200Shared);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->bm, 32);
+    EXPECT_EQ(t->warps, 4);
+    EXPECT_EQ(t->tw, 64);
+    EXPECT_FALSE(t->narrow);
+    EXPECT_EQ(t->chunks, 4);
+    EXPECT_EQ(t->tapSteps, 9);
+    EXPECT_EQ(t->haloW, 66);
+    EXPECT_EQ(t->haloWords, 6u * 66u * 3u);
+    EXPECT_EQ(t->weightWords, 9u * 32u * 3u);
+    EXPECT_LE(t->sharedBytes, kH200Shared);
+    // Less shared memory (lavapipe's 32 KiB): fewer rows.
+    auto small = ops::directConvTile(geom(1, 64, 540, 960, 32, 3), true, 32 * 1024);
+    ASSERT_TRUE(small);
+    EXPECT_EQ(small->bm, 32);
+    EXPECT_EQ(small->warps, 2);
+
+    // The RGB stem, 5x5: narrow, taps in pairs along x (3 steps per row of the window), and
+    // 64 channels' weights (46 KiB) do not fit, so 32 per workgroup.
+    auto stem = ops::directConvTile(geom(1, 3, 540, 960, 64, 5), false, kH200Shared);
+    ASSERT_TRUE(stem);
+    EXPECT_TRUE(stem->narrow);
+    EXPECT_EQ(stem->chunks, 1);
+    EXPECT_EQ(stem->tapSteps, 15);
+    EXPECT_EQ(stem->haloW, 64 + 5);
+    EXPECT_EQ(stem->bm, 32);
+    EXPECT_EQ(stem->warps, 8);
+
+    // A 12-channel head: one 16-row fragment; 28-pixel-wide maps: rows of 32.
+    EXPECT_EQ(ops::directConvTile(geom(1, 32, 540, 960, 12, 3), true, kH200Shared)->bm, 16);
+    EXPECT_EQ(ops::directConvTile(geom(1, 128, 28, 28, 128, 3), true, kH200Shared)->tw, 32);
+
+    // What the kernel cannot take.
+    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 64, 3, 2), true, kH200Shared)) << "stride 2";
+    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 4, 3), true, kH200Shared)) << "4 output channels";
+    EXPECT_FALSE(ops::directConvTile(geom(1, 12, 56, 56, 64, 3), true, kH200Shared)) << "NHWC, 12 channels";
+    EXPECT_TRUE(ops::directConvTile(geom(1, 12, 56, 56, 64, 3), false, kH200Shared)) << "NCHW, 12 channels";
+    auto grouped = geom(1, 64, 56, 56, 64, 3);
+    grouped.groups = 2;
+    EXPECT_FALSE(ops::directConvTile(grouped, true, kH200Shared));
+    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 64, 11), true, 16 * 1024)) << "11x11 in 16 KiB";
+}
+
+TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
+    // Distinct float16 weights; the packed tensor must hold w[m][c][ky][kx] where the kernel
+    // reads it, and zeros where it reads past M, C or the window.
+    auto weightsOf = [](const ops::ConvGeom& g) {
+        Tensor w(DataType::Float16, {g.M, g.C, g.KH, g.KW});
+        auto* p = w.as<uint16_t>();
+        for (int64_t i = 0; i < w.elementCount(); ++i) p[i] = floatToHalf(static_cast<float>(i + 1));
+        return w;
+    };
+    auto wAt = [](const Tensor& w, const ops::ConvGeom& g, int64_t m, int64_t c, int64_t ky, int64_t kx) {
+        return w.as<uint16_t>()[((m * g.C + c) * g.KH + ky) * g.KW + kx];
+    };
+    {
+        // 20 channels, 3x3: two chunks of 16 channels, the second zero past channel 19.
+        auto g = geom(1, 20, 8, 40, 9, 3);
+        auto t = *ops::directConvTile(g, false, kH200Shared);
+        ASSERT_EQ(t.bm, 16);
+        Tensor w = weightsOf(g), p = ops::packDirectConvWeights(w, g, t);
+        ASSERT_EQ(p.shape(), (std::vector<int64_t>{2, 9, 16, 16}));
+        auto at = [&](int64_t q, int64_t s, int64_t m, int64_t e) {
+            return p.as<uint16_t>()[((q * 9 + s) * 16 + m) * 16 + e];
+        };
+        EXPECT_EQ(at(0, 0, 0, 0), wAt(w, g, 0, 0, 0, 0));
+        EXPECT_EQ(at(0, 5, 2, 7), wAt(w, g, 2, 7, 1, 2));   // step 5 = (ky 1, kx 2)
+        EXPECT_EQ(at(1, 8, 8, 3), wAt(w, g, 8, 19, 2, 2));  // channel 19
+        EXPECT_EQ(at(1, 8, 8, 4), 0);                       // channel 20: none
+        EXPECT_EQ(at(0, 0, 9, 1), 0);                       // row 9: padding
+    }
+    {
+        // Narrow 3 channels, 5x5: step s = (ky, pair of kx), element e = (kx - 2 pair) * 8 + c.
+        auto g = geom(1, 3, 8, 40, 16, 5);
+        auto t = *ops::directConvTile(g, false, kH200Shared);
+        ASSERT_TRUE(t.narrow);
+        Tensor w = weightsOf(g), p = ops::packDirectConvWeights(w, g, t);
+        ASSERT_EQ(p.shape(), (std::vector<int64_t>{1, 15, 16, 16}));
+        auto at = [&](int64_t s, int64_t m, int64_t e) { return p.as<uint16_t>()[(s * 16 + m) * 16 + e]; };
+        EXPECT_EQ(at(0, 1, 2), wAt(w, g, 1, 2, 0, 0));
+        EXPECT_EQ(at(0, 1, 8 + 1), wAt(w, g, 1, 1, 0, 1));
+        EXPECT_EQ(at(3 * 2 + 1, 4, 8 + 0), wAt(w, g, 4, 0, 2, 3));
+        EXPECT_EQ(at(3 * 2 + 1, 4, 3), 0);  // channel 3: none
+        EXPECT_EQ(at(3 * 1 + 2, 4, 8), 0);  // kx 5: past the window
+        EXPECT_EQ(at(3 * 1 + 2, 4, 0), wAt(w, g, 4, 0, 1, 4));
+    }
+}
+
+DeviceCapabilities withDirect(DeviceCapabilities d, DirectConv policy) {
+    d.directConv = policy;
+    return d;
+}
+
+DeviceCapabilities emulated() {
+    DeviceCapabilities d;
+    d.emulateCooperativeMatrix = true;
+    d.sharedMemoryBytes = 32 * 1024;
+    return d;
+}
+
+TEST(DirectConvSelection, WideStrideOneMapsOnTheTensorCores) {
+    const DeviceCapabilities h200 = h200Description();
+    auto kernelsFor = [](const ConvCase& c, const DeviceCapabilities& d) {
+        std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, c.x)}};
+        return convKernels(convModel(c), in, d);
+    };
+    using V = std::vector<std::string>;
+    ConvCase wide{"wide", {1, 64, 128, 256}, 32, 3};  // 512 warps; enough tiles that conv2d_cm splits nothing
+    EXPECT_EQ(kernelsFor(wide, h200), V{"conv2d_cmd32x64_nv"});
+    EXPECT_EQ(kernelsFor(wide, withDirect(h200, DirectConv::Off)), V{"conv2d_cm32_nv"});
+    ConvCase stem{"stem", {1, 3, 270, 480}, 64, 5};
+    EXPECT_EQ(kernelsFor(stem, h200), V{"conv2d_cmd32x64_narrow_nv"});
+    ConvCase residual{"residual", {1, 32, 120, 240}, 32, 3, 1, 1, -1, true, true, true};
+    EXPECT_EQ(kernelsFor(residual, h200), V{"conv2d_cmd32x64_res_nv"});
+    // Not taken: strided, 1x1 (no taps to share), maps narrower than two fragments, grids of
+    // few warps (ResNet-18's 56x56 layers: 28 workgroups of two warps), rows mostly empty
+    // (14-wide maps in rows of 32, even at batch 8), float32.
+    ConvCase strided{"strided", {1, 64, 120, 240}, 64, 3, 2};
+    EXPECT_EQ(kernelsFor(strided, h200)[0].rfind("conv2d_cm64", 0), 0u);
+    ConvCase pointwise{"pointwise", {1, 64, 128, 256}, 64, 1, 1, 1, 0};
+    EXPECT_EQ(kernelsFor(pointwise, h200)[0].rfind("conv2d_cm64_pw", 0), 0u);
+    EXPECT_EQ(kernelsFor(pointwise, withDirect(h200, DirectConv::Always)), V{"conv2d_cmd64x64_nv"});
+    ConvCase narrowMap{"narrow map", {1, 64, 600, 20}, 64, 3};
+    EXPECT_EQ(kernelsFor(narrowMap, h200)[0].rfind("conv2d_cm64", 0), 0u);
+    ConvCase fewWarps{"56x56", {1, 64, 56, 56}, 64, 3};
+    EXPECT_EQ(kernelsFor(fewWarps, h200)[0].rfind("conv2d_cm64", 0), 0u);
+    EXPECT_EQ(kernelsFor(fewWarps, withDirect(h200, DirectConv::Always)), V{"conv2d_cmd64x64_nv"});
+    ConvCase batch8{"28x28 batch 8", {8, 128, 28, 28}, 128, 3};
+    EXPECT_EQ(kernelsFor(batch8, h200), V{"conv2d_cmd64x32_nv"});
+    ConvCase halfRows{"14x14 batch 8", {8, 256, 14, 14}, 256, 3};
+    EXPECT_EQ(kernelsFor(halfRows, h200)[0].rfind("conv2d_cm64", 0), 0u);
+    std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, wide.x)}};
+    for (const auto& k : convKernels(convModel(wide), in, h200, Precision::Float32))
+        EXPECT_EQ(k.rfind("conv2d_cmd", 0), std::string::npos) << k;
+    // Devices without tensor cores never.
+    DeviceCapabilities lavapipe;
+    lavapipe.subgroupSize = 8;
+    lavapipe.sharedMemoryBytes = 32 * 1024;
+    EXPECT_EQ(kernelsFor(wide, lavapipe), V{"conv2d_t64x64_f16"});
+}
+
+TEST(DirectConvSelection, RuleCountsWarpsAndFilledRows) {
+    auto pays = [](const ops::ConvGeom& g) {
+        return ops::directConvPays(g, *ops::directConvTile(g, true, kH200Shared));
+    };
+    EXPECT_TRUE(pays(geom(1, 64, 540, 960, 32, 3)));    // ESPCN: 2025 workgroups of 4 warps
+    EXPECT_FALSE(pays(geom(1, 64, 56, 56, 64, 3)));     // 28 workgroups of 2 warps
+    EXPECT_TRUE(pays(geom(8, 64, 56, 56, 64, 3)));      // 224 of 2: 448 warps
+    EXPECT_FALSE(pays(geom(8, 256, 14, 14, 256, 3)));   // rows of 32 for 14 pixels
+    EXPECT_FALSE(pays(geom(1, 64, 540, 960, 32, 1)));   // 1x1
+}
+
+// Cases for the kernel against the CPU: each exercises a part of it (chunks, the narrow
+// window, NCHW and NHWC input, residual, batch, partial tiles, padding, M tiles).
+const std::vector<ConvCase>& runCases() {
+    static const std::vector<ConvCase> all = {
+        {"3x3, 32 channels in two chunks, map not a whole tile", {1, 32, 9, 37}, 24, 3},
+        {"RGB stem 5x5, narrow, 40 channels in three tiles of 16", {1, 3, 7, 35}, 40, 5},
+        {"3 channels 3x3 without bias, relu", {1, 3, 5, 33}, 16, 3, 1, 1, -1, false, false, true},
+        {"12 channels (NCHW, a partial chunk), 12 outputs", {1, 12, 6, 34}, 12, 3},
+        {"residual and relu, batch 2", {2, 16, 5, 33}, 16, 3, 1, 1, -1, true, true, true},
+        {"valid 3x3 (no padding), 2 rows", {1, 16, 4, 36}, 20, 3, 1, 1, 0},
+        {"1x1 (forced), 8-pixel words in NCHW", {1, 24, 3, 40}, 32, 1, 1, 1, 0},
+        {"8-pixel words with residual and relu", {1, 16, 6, 48}, 24, 3, 1, 1, -1, true, true, true},
+        {"8 channels (narrow), 8-pixel words, batch 2", {2, 8, 5, 32}, 16, 3},
+    };
+    return all;
+}
+
+// VKINFER_DIRECT_CONV=always for the sessions of a scope: the test maps are too small for
+// the rule's grid.
+struct DirectConvEverywhere {
+    DirectConvEverywhere() { ::setenv("VKINFER_DIRECT_CONV", "always", 1); }
+    ~DirectConvEverywhere() { ::unsetenv("VKINFER_DIRECT_CONV"); }
+};
+
+class DirectConvRuns : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(DirectConvRuns, MatchCpuReference) {
+    const ConvCase& c = runCases()[GetParam()];
+    OnnxBuilder b = convModel(c);
+    auto inputs = inputsOf(c, b);
+    auto kernels = convKernels(b, inputs, withDirect(emulated(), DirectConv::Always));
+    ASSERT_FALSE(kernels.empty());
+    EXPECT_EQ(kernels[0].rfind("conv2d_cmd", 0), 0u) << c.what << ": " << kernels[0];
+    VKINFER_REQUIRE_GPU();
+    DirectConvEverywhere always;
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Conv, DirectConvRuns, ::testing::Range<size_t>(0, 9),
+                         [](const auto& info) { return "case" + std::to_string(info.param); });
+
+// A chain of convs in the plan's layouts on the emulated kernels, and on the tensor cores where
+// the device has them, against the CPU.
+void expectChainMatchesCpu(const OnnxBuilder& b, const Shape& x, const std::string& what) {
+    VKINFER_REQUIRE_GPU();
+    DirectConvEverywhere always;
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    std::vector<NamedTensor> in{{"x", rnd(x, what + " x")}};
+    expectGpuMatchesCpuWith(b, in, what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        expectGpuMatchesCpuWith(b, in, what + " (tensor cores)", coopmatTolerance(), nv);
+    }
+}
+
+struct Layer {
+    std::string in, out;
+    int64_t c, m, k;
+    std::string residual = "";
+};
+
+// Padded "same" convs, each followed by Tanh, the last by nothing.
+OnnxBuilder layers(const std::string& what, const Shape& x, const std::vector<Layer>& ls, const std::string& last) {
+    OnnxBuilder b;
+    b.input("x", x).output(last);
+    for (const Layer& l : ls) {
+        b.initializer(l.out + "w", rnd({l.m, l.c, l.k, l.k}, what + l.out + "w"));
+        b.initializer(l.out + "b", rnd({l.m}, what + l.out + "b"));
+        const bool tail = &l == &ls.back();
+        std::string conv = tail && l.residual.empty() ? l.out : l.out + "c";
+        auto& n = b.node("Conv", {l.in, l.out + "w", l.out + "b"}, {conv}, l.out);
+        int64_t pad = l.k / 2;
+        attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+        if (!l.residual.empty()) {
+            b.node("Add", {conv, l.residual}, {l.out + "s"});
+            conv = l.out + "s";
+        }
+        if (!tail) b.node("Tanh", {conv}, {l.out});
+    }
+    return b;
+}
+
+std::vector<std::string> convsOf(const std::vector<std::string>& kernels) {
+    std::vector<std::string> conv;
+    for (const auto& k : kernels)
+        if (k.rfind("conv", 0) == 0) conv.push_back(k);
+    return conv;
+}
+
+TEST(DirectConvRuns, ChannelsLastChainAndShuffledOutput) {
+    // ESPCN in small: an RGB stem (narrow, NCHW in, NHWC out in 8-channel words), a 3x3 over its
+    // channels-last output, a 12-channel head with DepthToSpace and Sigmoid fused into its store.
+    const Shape x{1, 3, 6, 40};
+    OnnxBuilder b = layers("espcn", x, {{"x", "a", 3, 32, 5}, {"a", "b", 32, 16, 3}, {"b", "c", 16, 12, 3}}, "c");
+    attr(b.node("DepthToSpace", {"c"}, {"d"}, "shuffle"), "blocksize", int64_t{2});
+    b.node("Sigmoid", {"d"}, {"y"});
+    b.output("y");
+    auto kernels = planKernels(b, {{"x", x}}, withDirect(emulated(), DirectConv::Always));
+    EXPECT_EQ(convsOf(kernels), (std::vector<std::string>{"conv2d_cmd32x64_narrow_emu", "conv2d_cmd16x64_emu",
+                                                           "conv2d_cmd16x64_emu"}));
+    EXPECT_EQ(std::count_if(kernels.begin(), kernels.end(),
+                            [](const std::string& k) { return k.find("depth") != std::string::npos; }),
+              0)
+        << "the shuffle is stored by the conv";
+    expectChainMatchesCpu(b, x, "ESPCN in small");
+}
+
+TEST(DirectConvRuns, ChannelsLastResidualInWords) {
+    // b adds a's output: both channels-last (c reads b on the tensor cores), so b stores
+    // 8-channel words with the residual read the same way; c's 12 channels go element-wise.
+    const Shape x{1, 3, 5, 34};
+    OnnxBuilder b = layers("res", x, {{"x", "a", 3, 16, 3}, {"a", "b", 16, 16, 3, "a"}, {"b", "y", 16, 12, 3}}, "y");
+    EXPECT_EQ(convsOf(planKernels(b, {{"x", x}}, withDirect(emulated(), DirectConv::Always))),
+              (std::vector<std::string>{"conv2d_cmd16x64_narrow_emu", "conv2d_cmd16x64_res_emu",
+                                        "conv2d_cmd16x64_emu"}));
+    expectChainMatchesCpu(b, x, "channels-last residual");
+}
+
+TEST(DirectConvPolicy, BadEnvironmentValueFailsSessionCreation) {
+    VKINFER_REQUIRE_GPU();
+    ConvCase c{"env", {1, 8, 4, 4}, 8, 3};
+    auto model = convModel(c).build();
+    ::setenv("VKINFER_DIRECT_CONV", "sometimes", 1);
+    auto s = Session::create(gpuContext(), *model, {});
+    ::unsetenv("VKINFER_DIRECT_CONV");
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.status().message().find("VKINFER_DIRECT_CONV"), std::string::npos) << s.status().toString();
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
