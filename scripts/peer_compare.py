@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """vkinfer against PyTorch on the same GPU, side by side in one run (docs/BENCHMARKS.md).
 
-  peer_compare.py --vkinfer PATH [--out DIR] [--iters N] [--only NAME,...] [--gemm N]
+  peer_compare.py --vkinfer PATH [--out DIR] [--iters N] [--only NAME,...] [--gemm N] [--export-only]
+  peer_compare.py --table DIR/peer_compare.json    (the table of an earlier run again)
 
 For each model (torchvision architectures with seeded random weights, and ESPCN x2 at
 960x540), exports ONNX with PyTorch, then times
@@ -158,15 +159,55 @@ def gemm(vk, n, out, iters):
             "vkinfer_tflops": work / vk_ms / 1e9 if vk_ms else None, "torch_tflops": work / torch_ms / 1e9}
 
 
+def fmt(v, digits=3):
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def render(result):
+    """The markdown table (and GEMM line) of a peer_compare.json result."""
+    f = fmt
+    lines = ["| model | GFLOP | vkinfer fp32 ms | torch graph fp32 ms | fp32 ratio | vkinfer fp32 TFLOP/s (of 67) "
+             "| vkinfer fp16 ms | torch graph fp16 ms | fp16 ratio | vkinfer fp16 TFLOP/s (of 169) "
+             "| torch eager fp32 / fp16 ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in result["models"]:
+        v32, v16 = r["vkinfer_fp32_ms"], r["vkinfer_fp16_ms"]
+        t32, t16 = r["torch_fp32_graph_ms"], r["torch_fp16_graph_ms"]
+        tf32 = r["gflop"] / v32 if v32 else None
+        tf16 = r["gflop"] / v16 if v16 else None
+        lines.append(f"| {r['model']} | {r['gflop']:.2f} | {f(v32)} | {f(t32)} | {f(v32 / t32 if v32 else None, 2)} | "
+                     f"{f(tf32, 1)} ({f(tf32 / FP32_CEILING * 100 if tf32 else None, 1)}%) | "
+                     f"{f(v16)} | {f(t16)} | {f(v16 / t16 if v16 else None, 2)} | "
+                     f"{f(tf16, 1)} ({f(tf16 / FP16_CEILING * 100 if tf16 else None, 1)}%) | "
+                     f"{f(r['torch_fp32_eager_ms'])} / {f(r['torch_fp16_eager_ms'])} |")
+    gm = result.get("gemm")
+    if gm:
+        lines.append("")
+        lines.append(f"GEMM {gm['n']}^3 fp16 (fp32 accumulation): vkinfer MatMul {f(gm['vkinfer_matmul_ms'])} ms = "
+                     f"{f(gm['vkinfer_tflops'], 1)} TFLOP/s ({f(gm['vkinfer_tflops'] / FP16_CEILING * 100 if gm['vkinfer_tflops'] else None, 1)}% "
+                     f"of 169); torch.matmul {f(gm['torch_matmul_ms'])} ms = {f(gm['torch_tflops'], 1)} TFLOP/s")
+        if gm["vkinfer_error"]:
+            lines.append(f"vkinfer error: {gm['vkinfer_error']}")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--vkinfer", required=True, help="the vkinfer CLI")
+    ap.add_argument("--vkinfer", help="the vkinfer CLI (needed unless --table)")
     ap.add_argument("--out", default="peer_compare_out")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--only", default=None, help="comma-separated model names")
     ap.add_argument("--gemm", type=int, default=0, help="also an N x N x N fp16 GEMM")
     ap.add_argument("--extra", default="", help="extra vkinfer bench arguments, comma-separated")
+    ap.add_argument("--export-only", action="store_true", help="write DIR/MODEL.onnx for each model, time nothing")
+    ap.add_argument("--table", metavar="JSON", help="print the table of an earlier run's peer_compare.json and exit")
     a = ap.parse_args()
+    if a.table:
+        with open(a.table) as fh:
+            print("\n".join(render(json.load(fh))))
+        return 0
+    if not a.vkinfer:
+        ap.error("--vkinfer is required")
     os.makedirs(a.out, exist_ok=True)
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -183,6 +224,9 @@ def main():
         path = os.path.join(a.out, f"{name}.onnx")
         if not os.path.exists(path):
             export(m, x, path)
+        if a.export_only:
+            print(path, flush=True)
+            continue
         work = flops(m, x)
         row = {"model": name, "shape": list(shape), "gflop": work / 1e9}
         for prec in ("fp32", "fp16"):
@@ -199,30 +243,10 @@ def main():
         del mc, mh
         torch.cuda.empty_cache()
 
-    def f(v, digits=3):
-        return "n/a" if v is None else f"{v:.{digits}f}"
-
-    lines = ["| model | GFLOP | vkinfer fp32 ms | torch graph fp32 ms | fp32 ratio | vkinfer fp16 ms | torch graph fp16 ms "
-             "| fp16 ratio | vkinfer fp16 TFLOP/s (of 169) | torch eager fp32 / fp16 ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        v32, v16 = r["vkinfer_fp32_ms"], r["vkinfer_fp16_ms"]
-        t32, t16 = r["torch_fp32_graph_ms"], r["torch_fp16_graph_ms"]
-        tf = r["gflop"] / v16 if v16 else None
-        lines.append(f"| {r['model']} | {r['gflop']:.2f} | {f(v32)} | {f(t32)} | {f(v32 / t32 if v32 else None, 2)} | "
-                     f"{f(v16)} | {f(t16)} | {f(v16 / t16 if v16 else None, 2)} | "
-                     f"{f(tf, 1)} ({f(tf / FP16_CEILING * 100 if tf else None, 1)}%) | "
-                     f"{f(r['torch_fp32_eager_ms'])} / {f(r['torch_fp16_eager_ms'])} |")
     result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "models": rows}
     if a.gemm:
-        gm = gemm(a.vkinfer, a.gemm, a.out, a.iters)
-        result["gemm"] = gm
-        lines.append("")
-        lines.append(f"GEMM {a.gemm}^3 fp16 (fp32 accumulation): vkinfer MatMul {f(gm['vkinfer_matmul_ms'])} ms = "
-                     f"{f(gm['vkinfer_tflops'], 1)} TFLOP/s ({f(gm['vkinfer_tflops'] / FP16_CEILING * 100 if gm['vkinfer_tflops'] else None, 1)}% "
-                     f"of 169); torch.matmul {f(gm['torch_matmul_ms'])} ms = {f(gm['torch_tflops'], 1)} TFLOP/s")
-        if gm["vkinfer_error"]:
-            lines.append(f"vkinfer error: {gm['vkinfer_error']}")
+        result["gemm"] = gemm(a.vkinfer, a.gemm, a.out, a.iters)
+    lines = render(result)
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(a.out, "peer_compare.md"), "w") as fh:
