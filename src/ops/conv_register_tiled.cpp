@@ -12,7 +12,7 @@ namespace {
 // Warps that keep a large GPU busy: about 16 per multiprocessor of a 132-SM H200. An 8x8 tile
 // per invocation leaves few warps per layer at batch 1 and in deep layers; counted in
 // workgroups (256 of any tile, the first rule), ResNet-50 at batch 8 ran 2 to 4 warps per
-// multiprocessor and took 5.21 ms against 4.18 with this (docs/BENCHMARKS.md, run 29).
+// multiprocessor and took 5.21 ms against 4.22 with this (docs/BENCHMARKS.md, runs 29-30).
 // Fewer tiles than this and a smaller tile is faster, then split-K.
 constexpr int64_t kFillWarps = 2048;
 constexpr int64_t kMinPixels = 32;
