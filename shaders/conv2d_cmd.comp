@@ -105,8 +105,8 @@ uvec4 inputWord(uint b, int iy, int ix, uint c0) {
 }
 
 uint tid, b, m0, x0, y0;
-uvec4 haloNext[HALO_PER];
-uvec4 weightNext[WEIGHT_PER];
+uvec4 haloLoaded[HALO_PER];  // this invocation's words of a chunk, between fetch and stash
+uvec4 weightLoaded[WEIGHT_PER];
 
 // Eight staged floats from Cs[at] (at a multiple of 4).
 vec4 staged4(uint at) { return vec4(Cs[at], Cs[at + 1u], Cs[at + 2u], Cs[at + 3u]); }
@@ -119,23 +119,23 @@ void fetch(uint q) {
         uint pix = e / DATA_WORDS, wd = e % DATA_WORDS;
         uint hy = pix / p.haloW, hx = pix % p.haloW;
         int iy = int(y0 + hy) - int(p.padH), ix = int(x0 + hx) - int(p.padW);
-        haloNext[i] = e < HALO_DATA ? inputWord(b, iy, ix, q * 16u + wd * 8u) : uvec4(0u);
+        haloLoaded[i] = e < HALO_DATA ? inputWord(b, iy, ix, q * 16u + wd * 8u) : uvec4(0u);
     }
     CM_UNROLL for (uint i = 0u; i < WEIGHT_PER; ++i) {
         uint e = min(tid + i * gl_WorkGroupSize.x, WEIGHT_DATA - 1u);
         uint t = e / (BM * 2u), r = (e / 2u) % BM, wd = e % 2u;
-        weightNext[i] = wq[((q * TAP_STEPS + t) * p.Mpad + m0 + r) * 2u + wd];
+        weightLoaded[i] = wq[((q * TAP_STEPS + t) * p.Mpad + m0 + r) * 2u + wd];
     }
 }
 
 void stash() {
     CM_UNROLL for (uint i = 0u; i < HALO_PER; ++i) {
         uint e = tid + i * gl_WorkGroupSize.x;
-        if (e < HALO_DATA) Bs[e / DATA_WORDS * PIX_WORDS + e % DATA_WORDS] = haloNext[i];
+        if (e < HALO_DATA) Bs[e / DATA_WORDS * PIX_WORDS + e % DATA_WORDS] = haloLoaded[i];
     }
     CM_UNROLL for (uint i = 0u; i < WEIGHT_PER; ++i) {
         uint e = tid + i * gl_WorkGroupSize.x;
-        if (e < WEIGHT_DATA) As[e / 2u * W_ROW_WORDS + e % 2u] = weightNext[i];
+        if (e < WEIGHT_DATA) As[e / 2u * W_ROW_WORDS + e % 2u] = weightLoaded[i];
     }
 }
 
@@ -148,10 +148,20 @@ vec4 lowHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.x)), vec2(unpackFlo
 vec4 highHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.z)), vec2(unpackFloat2x16(w.w))); }
 vec4 activate4(vec4 v) { return vec4(activate(v.x), activate(v.y), activate(v.z), activate(v.w)); }
 
+// Eight outputs that start at element idx (a multiple of 8) with bias added: the residual,
+// the activation and one 16-byte store.
+void storeWord(uint idx, vec4 lo, vec4 hi) {
+#ifdef RESIDUAL
+    uvec4 rw = resq[idx >> 3];
+    lo += lowHalves(rw);
+    hi += highHalves(rw);
+#endif
+    yq[idx >> 3] = packWord(activate4(lo), activate4(hi));
+}
+
 void main() {
     tid = gl_LocalInvocationIndex;
     const uint warp = tid / 32u, lane = tid % 32u;
-    const uint Mg = p.M;
     const uint mTiles = p.Mpad / BM;
     b = gl_WorkGroupID.z / mTiles;
     m0 = (gl_WorkGroupID.z % mTiles) * BM;
@@ -193,17 +203,11 @@ void main() {
                 CM_WARP_SYNC();
                 uint c = lane >> 1, h = lane & 1u;
                 uint m = m0 + i * 16u + h * 8u, ox = x0 + j * 16u + c;
-                if (m < Mg && ox < p.OW && oy < p.OH) {
+                if (m < p.M && ox < p.OW && oy < p.OH) {
                     uint at = cs + c * CM_CS_STRIDE + h * 8u;
                     uvec4 bw = biasq[m >> 3];
-                    vec4 lo = staged4(at) + lowHalves(bw), hi = staged4(at + 4u) + highHalves(bw);
-                    uint idx = ((b * p.OH + oy) * p.OW + ox) * p.M + m;
-#ifdef RESIDUAL
-                    uvec4 rw = resq[idx >> 3];
-                    lo += lowHalves(rw);
-                    hi += highHalves(rw);
-#endif
-                    yq[idx >> 3] = packWord(activate4(lo), activate4(hi));
+                    storeWord(((b * p.OH + oy) * p.OW + ox) * p.M + m, staged4(at) + lowHalves(bw),
+                              staged4(at + 4u) + highHalves(bw));
                 }
             } else if (STORE_WORDS == 2u) {
                 // Channel lane / 2, pixels 8 (lane % 2) .. + 7: staged row-major.
@@ -211,17 +215,10 @@ void main() {
                 CM_WARP_SYNC();
                 uint r = lane >> 1, h = lane & 1u;
                 uint m = m0 + i * 16u + r, ox = x0 + j * 16u + h * 8u;
-                if (m < Mg && ox < p.OW && oy < p.OH) {
+                if (m < p.M && ox < p.OW && oy < p.OH) {
                     uint at = cs + r * CM_CS_STRIDE + h * 8u;
                     float bm = float(bias[m]);
-                    vec4 lo = staged4(at) + bm, hi = staged4(at + 4u) + bm;
-                    uint idx = ((b * p.M + m) * p.OH + oy) * p.OW + ox;
-#ifdef RESIDUAL
-                    uvec4 rw = resq[idx >> 3];
-                    lo += lowHalves(rw);
-                    hi += highHalves(rw);
-#endif
-                    yq[idx >> 3] = packWord(activate4(lo), activate4(hi));
+                    storeWord(((b * p.M + m) * p.OH + oy) * p.OW + ox, staged4(at) + bm, staged4(at + 4u) + bm);
                 }
             } else {
                 CM_STAGE(acc[i][j], warp);
@@ -232,7 +229,7 @@ void main() {
                     uint r = p.outNhwc != 0u ? e % 16u : e / 16u, c = p.outNhwc != 0u ? e / 16u : e % 16u;
                     uint m = m0 + i * 16u + r;
                     uint ox = x0 + j * 16u + c;
-                    if (m < Mg && ox < p.OW && oy < p.OH) {
+                    if (m < p.M && ox < p.OW && oy < p.OH) {
                         float v = Cs[cs + r * CM_CS_STRIDE + c] + float(bias[m]);
                         uint pix = oy * p.OW + ox;
                         uint idx = p.outNhwc != 0u ? (b * p.OH * p.OW + pix) * p.M + m

@@ -100,6 +100,23 @@ void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTenso
     expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
 }
 
+void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const std::string& what) {
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, inputs, what + " (emulated)", coopmatTolerance(), o);
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        SessionOptions nv;
+        nv.precision = Precision::Float16;
+        // Maps narrower than a fragment would go to conv2d_small on a GPU (conv_small.h); the
+        // portable tiles keep every case here on the tensor cores.
+        nv.convTiles = ConvTiles::Small;
+        expectGpuMatchesCpuWith(b, inputs, what + " (tensor cores)", coopmatTolerance(), nv);
+    }
+}
+
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels) {
     return std::any_of(kernels.begin(), kernels.end(), [](const std::string& k) {
         return k.rfind("conv2d_cm", 0) == 0 && k.find("_nhwc") != std::string::npos;

@@ -50,6 +50,11 @@ std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info);
 // cores emulated if asked), against the CPU reference at the precision's tolerance.
 void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
                               Precision precision, bool emulateCooperativeMatrix = false);
+// The float16 model against the CPU on the emulated cooperative-matrix kernels, and on the
+// tensor cores too where the device has them (with the portable tiles for what they reject,
+// so that maps narrower than a fragment stay on the tensor cores too).
+void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const std::string& what);
 // Whether a tensor-core conv among `kernels` reads its input channels-last.
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
 

@@ -16,25 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-// The float16 model against the CPU on the emulated cooperative-matrix kernels, and on the
-// tensor cores too where the device has them.
-void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const std::string& what) {
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    expectGpuMatchesCpuWith(b, inputs, what + " (emulated)", coopmatTolerance(), o);
-    const DeviceInfo& dev = gpuContext().device();
-    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
-        SessionOptions nv;
-        nv.precision = Precision::Float16;
-        // Maps narrower than a fragment would go to conv2d_small on a GPU (conv_small.h); the
-        // portable tiles keep every case here on the tensor cores.
-        nv.convTiles = ConvTiles::Small;
-        expectGpuMatchesCpuWith(b, inputs, what + " (tensor cores)", coopmatTolerance(), nv);
-    }
-}
-
 DeviceCapabilities emulated() {
     DeviceCapabilities d;
     d.emulateCooperativeMatrix = true;

@@ -219,37 +219,18 @@ TEST_P(DirectConvRuns, MatchCpuReference) {
     EXPECT_EQ(kernels[0].rfind("conv2d_cmd", 0), 0u) << c.what << ": " << kernels[0];
     VKINFER_REQUIRE_GPU();
     DirectConvEverywhere always;
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    expectGpuMatchesCpuWith(b, inputs, c.what + " (emulated)", coopmatTolerance(), o);
-    const DeviceInfo& dev = gpuContext().device();
-    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
-        SessionOptions nv;
-        nv.precision = Precision::Float16;
-        expectGpuMatchesCpuWith(b, inputs, c.what + " (tensor cores)", coopmatTolerance(), nv);
-    }
+    expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, DirectConvRuns, ::testing::Range<size_t>(0, 9),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
-// A chain of convs in the plan's layouts on the emulated kernels, and on the tensor cores where
-// the device has them, against the CPU.
+// A chain of convs on the direct kernel wherever it can run, emulated and on the tensor
+// cores, against the CPU.
 void expectChainMatchesCpu(const OnnxBuilder& b, const Shape& x, const std::string& what) {
     VKINFER_REQUIRE_GPU();
     DirectConvEverywhere always;
-    SessionOptions o;
-    o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
-    std::vector<NamedTensor> in{{"x", rnd(x, what + " x")}};
-    expectGpuMatchesCpuWith(b, in, what + " (emulated)", coopmatTolerance(), o);
-    const DeviceInfo& dev = gpuContext().device();
-    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
-        SessionOptions nv;
-        nv.precision = Precision::Float16;
-        expectGpuMatchesCpuWith(b, in, what + " (tensor cores)", coopmatTolerance(), nv);
-    }
+    expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, what + " x")}}, what);
 }
 
 struct Layer {
