@@ -203,8 +203,12 @@ def main():
     ap.add_argument("--table", metavar="JSON", help="print the table of an earlier run's peer_compare.json and exit")
     a = ap.parse_args()
     if a.table:
-        with open(a.table) as fh:
-            print("\n".join(render(json.load(fh))))
+        try:
+            with open(a.table) as fh:
+                print("\n".join(render(json.load(fh))))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"peer_compare.py: {a.table} is not a peer_compare.json result "
+                     f"({type(e).__name__}: {e})")
         return 0
     if not a.vkinfer:
         ap.error("--vkinfer is required")
