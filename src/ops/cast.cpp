@@ -93,7 +93,7 @@ Tensor castTensor(const Node& n, const Tensor& t, DataType to) {
         visitType(n, dst, [&]<class D>(D) {
             const S* ps = src.as<S>();
             D* pd = y.as<D>();
-            for (int64_t i = 0; i < src.elementCount(); ++i) pd[i] = convert<D, S>(ps[i]);
+            for (int64_t i = 0, count = src.elementCount(); i < count; ++i) pd[i] = convert<D, S>(ps[i]);
         });
     });
     return narrowFromFloat32(y, to);

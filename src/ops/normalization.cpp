@@ -217,7 +217,7 @@ void evalBatchNorm(const Node& n, std::span<const Tensor* const> in, std::span<T
     }
     double eps = n.attrFloat("epsilon", 1e-5f);
     float* py = out[0].as<float>();
-    for (int64_t i = 0; i < x.elementCount(); ++i) {
+    for (int64_t i = 0, count = x.elementCount(); i < count; ++i) {
         int64_t c = (i / l.inner) % l.C;
         double k = in[1]->getDouble(c) / std::sqrt(var[c] + eps);
         py[i] = applyActivation(n.activation, static_cast<float>((px[i] - mean[c]) * k + in[2]->getDouble(c)));

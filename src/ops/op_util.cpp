@@ -22,7 +22,7 @@ const Tensor* optionalConstant(const Graph& g, const Node& n, size_t i, const ch
 
 std::vector<int64_t> tensorInts(const Tensor& t) {
     std::vector<int64_t> out(static_cast<size_t>(t.elementCount()));
-    for (int64_t i = 0; i < t.elementCount(); ++i) out[i] = t.getInt(i);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = t.getInt(static_cast<int64_t>(i));
     return out;
 }
 
@@ -254,14 +254,18 @@ DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std:
 Tensor toFloat32(const Tensor& t) {
     if (t.dtype() != DataType::Float16) return t;
     Tensor f(DataType::Float32, t.shape());
-    for (int64_t i = 0; i < t.elementCount(); ++i) f.as<float>()[i] = halfToFloat(t.as<uint16_t>()[i]);
+    const uint16_t* ph = t.as<uint16_t>();
+    float* pf = f.as<float>();
+    for (int64_t i = 0, count = t.elementCount(); i < count; ++i) pf[i] = halfToFloat(ph[i]);
     return f;
 }
 
 Tensor narrowFromFloat32(const Tensor& t, DataType type) {
     if (type != DataType::Float16 || t.dtype() != DataType::Float32) return t;
     Tensor h(DataType::Float16, t.shape());
-    for (int64_t i = 0; i < t.elementCount(); ++i) h.as<uint16_t>()[i] = floatToHalf(t.as<float>()[i]);
+    const float* pf = t.as<float>();
+    uint16_t* ph = h.as<uint16_t>();
+    for (int64_t i = 0, count = t.elementCount(); i < count; ++i) ph[i] = floatToHalf(pf[i]);
     return h;
 }
 

@@ -144,7 +144,7 @@ void evalUnaryMath(const Node& n, std::span<const Tensor* const> in, std::span<T
     visitType(n, x.dtype(), [&]<class T>(T) {
         const T* px = x.as<T>();
         T* py = y.as<T>();
-        for (int64_t i = 0; i < x.elementCount(); ++i) {
+        for (int64_t i = 0, count = x.elementCount(); i < count; ++i) {
             if constexpr (std::is_floating_point_v<T>)
                 py[i] = static_cast<T>(applyDouble(info.op, a, static_cast<double>(px[i])));
             else if constexpr (std::is_signed_v<T>)
