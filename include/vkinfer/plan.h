@@ -26,9 +26,11 @@ enum class Precision {
 const char* syncModeName(SyncMode mode);
 const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI spells them
 
-// Which stride-1 float16 convolutions run on the direct tensor-core kernel (conv2d_cmd: the
-// input window staged in shared memory once instead of gathered per tap): Auto by the
-// measured rule (wide maps, kernels larger than 1x1), Off never, Always wherever it can.
+// Which stride-1 convolutions run on a direct kernel (the input window staged in shared
+// memory once instead of gathered per tap): conv2d_cmd on the tensor cores for float16,
+// conv2d_rtd on GPUs (registerTiledConv) for float32. Auto by the measured rules (wide maps,
+// kernels larger than 1x1; float32 also inputs of at least 8 channels), Off never, Always
+// wherever they can run.
 enum class DirectConv : uint8_t { Auto, Off, Always };
 
 // What the device offers kernel selection. Planning stays a pure function of the model and
@@ -59,8 +61,8 @@ struct DeviceCapabilities {
     // another may begin, i.e. an in-place Concat input or a Slice/Split output that is a view
     // of its input. The default suits every device.
     uint32_t storageBufferOffsetAlignment = 64;
-    // Where the tensor cores take a convolution, whether the direct kernel may (sessions: the
-    // environment variable VKINFER_DIRECT_CONV=auto|off|always, for comparisons).
+    // Whether the direct convolution kernels may run (sessions: the environment variable
+    // VKINFER_DIRECT_CONV=auto|off|always, for comparisons).
     DirectConv directConv = DirectConv::Auto;
 };
 

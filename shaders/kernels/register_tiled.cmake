@@ -9,3 +9,14 @@ foreach(_tile ${_rt_tiles})
     vkinfer_typed_shader(conv2d_rt${_shape}_res conv2d_rt.comp TYPES ${_float} DEFINES ${_dims} BK=8 RESIDUAL)
     vkinfer_typed_shader(conv2d_rt${_shape}_splitk conv2d_rt.comp TYPES ${_float} DEFINES ${_dims} BK=8 SPLITK)
 endforeach()
+
+# conv2d_rtd<BM>_k<KW>[_res]: stride-1 float32 convs with the input window in shared memory
+# (conv2d_rtd.comp), 8 rows x 32 pixels x BM channels per workgroup; KW a define (the taps
+# along x index registers). ops/conv_register_direct.cpp picks the variant.
+foreach(_wm 2 4 8)
+    math(EXPR _bm "8 * ${_wm}")
+    foreach(_kw 3 5)
+        vkinfer_typed_shader(conv2d_rtd${_bm}_k${_kw} conv2d_rtd.comp TYPES f32 DEFINES WM=${_wm} TH=8 KW=${_kw})
+        vkinfer_typed_shader(conv2d_rtd${_bm}_k${_kw}_res conv2d_rtd.comp TYPES f32 DEFINES WM=${_wm} TH=8 KW=${_kw} RESIDUAL)
+    endforeach()
+endforeach()

@@ -6,6 +6,7 @@
 #include "ops/activation.h"
 #include "ops/conv_coopmat.h"
 #include "ops/conv_geometry.h"
+#include "ops/conv_register_direct.h"
 #include "ops/conv_register_tiled.h"
 #include "ops/conv_small.h"
 #include "ops/conv_splitk.h"
@@ -74,7 +75,8 @@ struct ConvParams {
 // Whether the kernel `n` lowers to stores a fused DepthToSpace itself (conv_store.glsl).
 bool storesShuffled(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
     if (useSmallConv(ctx, n, g, type) || ctx.channelsLast(n.outputs[0])) return false;
-    return useCoopmatConv(ctx, n, g, type) || useRegisterTiledConv(ctx, n, g);
+    return useCoopmatConv(ctx, n, g, type) || useRegisterDirectConv(ctx, n, g, type) ||
+           useRegisterTiledConv(ctx, n, g);
 }
 
 void lowerConv(LowerContext& ctx, const Node& n) {
@@ -106,6 +108,10 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     }
     if (useCoopmatConv(ctx, n, g, type)) {
         lowerCoopmatConv(ctx, n, g, bias, residual ? n.inputs[3] : -1);
+        return;
+    }
+    if (useRegisterDirectConv(ctx, n, g, type)) {
+        lowerRegisterDirectConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
         return;
     }
     if (useRegisterTiledConv(ctx, n, g)) {

@@ -1,6 +1,7 @@
 #include "ops/conv_small.h"
 
 #include "ops/conv_coopmat.h"
+#include "ops/conv_register_direct.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -40,6 +41,9 @@ int64_t outputTiles64(const ConvGeom& g) { return g.groups * divUp(g.Mg(), 64) *
 bool useSmallConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type) {
     if (!ctx.device().smallGridConv || usesDirectConv(g)) return false;
     if (g.M * g.pixels() * g.K() > kMaxMultiplyAdds) return false;
+    // Always means wherever the direct kernel can run (for comparisons and its tests); under
+    // Auto its rule wants grids far larger than these.
+    if (ctx.device().directConv == DirectConv::Always && useRegisterDirectConv(ctx, n, g, type)) return false;
     if (useCoopmatConv(ctx, n, g, type)) return g.pixels() < kFragmentPixels;
     return outputTiles64(g) < kFewTiles;
 }

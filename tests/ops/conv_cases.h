@@ -3,6 +3,7 @@
 // residual Add and Relu, its inputs, and the kernels a plan picks for it on a described device.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,17 @@ void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<Nam
                                      const std::string& what);
 // Whether a tensor-core conv among `kernels` reads its input channels-last.
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
+
+// VKINFER_DIRECT_CONV for the sessions of a scope: "always" puts the direct kernels
+// (conv2d_cmd, conv2d_rtd) wherever they can run (test maps are too small for the rules'
+// grids), "off" keeps the tests of the gathering kernels on them.
+class ScopedDirectConv {
+public:
+    explicit ScopedDirectConv(const char* policy) { ::setenv("VKINFER_DIRECT_CONV", policy, 1); }
+    ~ScopedDirectConv() { ::unsetenv("VKINFER_DIRECT_CONV"); }
+    ScopedDirectConv(const ScopedDirectConv&) = delete;
+    ScopedDirectConv& operator=(const ScopedDirectConv&) = delete;
+};
 
 // The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
 // a GPU: register-tiled float convolutions and conv2d_small for layers too small for tiles).

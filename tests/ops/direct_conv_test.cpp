@@ -201,13 +201,6 @@ const std::vector<ConvCase>& runCases() {
     return all;
 }
 
-// VKINFER_DIRECT_CONV=always for the sessions of a scope: the test maps are too small for
-// the rule's grid.
-struct DirectConvEverywhere {
-    DirectConvEverywhere() { ::setenv("VKINFER_DIRECT_CONV", "always", 1); }
-    ~DirectConvEverywhere() { ::unsetenv("VKINFER_DIRECT_CONV"); }
-};
-
 class DirectConvRuns : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(DirectConvRuns, MatchCpuReference) {
@@ -218,7 +211,7 @@ TEST_P(DirectConvRuns, MatchCpuReference) {
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0].rfind("conv2d_cmd", 0), 0u) << c.what << ": " << kernels[0];
     VKINFER_REQUIRE_GPU();
-    DirectConvEverywhere always;
+    ScopedDirectConv always("always");
     expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
@@ -229,7 +222,7 @@ INSTANTIATE_TEST_SUITE_P(Conv, DirectConvRuns, ::testing::Range<size_t>(0, 9),
 // cores, against the CPU.
 void expectChainMatchesCpu(const OnnxBuilder& b, const Shape& x, const std::string& what) {
     VKINFER_REQUIRE_GPU();
-    DirectConvEverywhere always;
+    ScopedDirectConv always("always");
     expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, what + " x")}}, what);
 }
 

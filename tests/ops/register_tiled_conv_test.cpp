@@ -86,8 +86,12 @@ TEST(RegisterTiledConv, ReductionTableRowsPastKFallOutsideTheImage) {
 // maps of fewer than 32 pixels and convolutions whose weights are a graph input (not packable
 // at plan time) keep the others.
 TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
+    // (The direct kernel off: it would take the wide float32 maps here, register_direct_conv_test.cpp.)
     DeviceCapabilities gpu;
     gpu.registerTiledConv = true;
+    gpu.directConv = DirectConv::Off;
+    DeviceCapabilities h200 = h200Description();
+    h200.directConv = DirectConv::Off;
     DeviceCapabilities cpu;
     // 288x288: 648 tiles of 64x128, 2592 warps, enough that nothing splits its reduction.
     ConvCase big{"big", {1, 64, 288, 288}, 64, 3};
@@ -100,7 +104,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     // they do not.
     EXPECT_EQ(convKernels(b, inBig, h200Description(), Precision::Float16),
               std::vector<std::string>{"conv2d_cmd64x64_nv"});
-    EXPECT_EQ(convKernels(b, inBig, h200Description(), Precision::Float32),
+    EXPECT_EQ(convKernels(b, inBig, h200, Precision::Float32),
               std::vector<std::string>{"conv2d_rt64x128_f32"});
     // 144x144: 324 tiles of 64x64, 648 warps: the reduction is split to fill the GPU.
     ConvCase smaller{"smaller", {1, 64, 144, 144}, 64, 3};
@@ -177,10 +181,12 @@ TEST_P(RegisterTiledConvRuns, MatchCpuReference) {
     auto inputs = inputsOf(c, b);
     DeviceCapabilities gpu;
     gpu.registerTiledConv = true;
+    gpu.directConv = DirectConv::Off;
     auto kernels = convKernels(b, inputs, gpu, precision);
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0], kernel + (precision == Precision::Float16 ? "_f16" : "_f32")) << c.what;
     VKINFER_REQUIRE_GPU();
+    ScopedDirectConv off("off");
     expectGpuKernelsMatchCpu(b, inputs, c.what, precision);
 }
 
