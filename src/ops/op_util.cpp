@@ -192,11 +192,9 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
     d.bindings = {writeOf(dst), readOf(src)};
 }
 
-// The same walk on the CPU, for any element size.
 namespace {
 
-// stridedCopyCpu's walk, with the dimensions of one element dropped and neighbours that
-// step through memory as one merged.
+// stridedCopyCpu's walk, its dimensions collapsed (collapseDims).
 struct CopyWalk {
     std::vector<int64_t> dims, in, out;
     std::vector<int64_t> outBlock;  // elements from level k on, where the output is contiguous; else 0
@@ -241,23 +239,8 @@ struct CopyWalk {
 void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
                     const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset) {
     if (elementCount(dims) == 0) return;
-    CopyWalk w{{}, {}, {}, {}, src.data(), dst.data(), dataTypeSize(src.dtype())};
-    for (size_t k = 0; k < dims.size(); ++k) {
-        if (dims[k] == 1) continue;
-        if (!w.dims.empty() && w.in.back() == inStride[k] * dims[k] && w.out.back() == outStride[k] * dims[k]) {
-            w.dims.back() *= dims[k];
-            w.in.back() = inStride[k];
-            w.out.back() = outStride[k];
-            continue;
-        }
-        w.dims.push_back(dims[k]);
-        w.in.push_back(inStride[k]);
-        w.out.push_back(outStride[k]);
-    }
-    if (w.dims.empty()) {  // one element
-        w.dims = {1};
-        w.in = w.out = {1};
-    }
+    CopyWalk w{dims, inStride, outStride, {}, src.data(), dst.data(), dataTypeSize(src.dtype())};
+    collapseDims(w.dims, {&w.in, &w.out});  // (its limit of 6 dims is the GPU kernel's)
     w.outBlock.assign(w.dims.size(), 0);
     int64_t block = 1;
     for (size_t k = w.dims.size(); k-- > 0;) {

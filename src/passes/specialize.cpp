@@ -52,12 +52,13 @@ namespace {
 // fold to a constant of terabytes.
 // - No tensor of a plan exceeds kMaxTensorBytes (far beyond any device's buffers), so sizes,
 //   strides and offsets computed from shapes later never overflow int64.
-// - Constant folding creates at most max(kMinFoldBudget, kFoldBudgetPerWeightByte x the
+// - Constant folding creates at most max(minFoldBudget, kFoldBudgetPerWeightByte x the
 //   bytes of the model's own constants) in total (casting or dequantizing weights must
 //   fold, whatever the model's size). Past that a node runs on the GPU instead, or, when its
 //   op has no GPU kernel, the plan fails naming it.
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
-constexpr int64_t kMinFoldBudget = int64_t{64} << 20;
+constexpr int64_t kDefaultMinFoldBudget = int64_t{64} << 20;
+int64_t minFoldBudget = kDefaultMinFoldBudget;  // changed only by setMinFoldBudgetForTesting
 constexpr int64_t kFoldBudgetPerWeightByte = 4;
 
 // Bytes of a value of this dtype and shape, or -1 when they exceed kMaxTensorBytes (a zero
@@ -91,7 +92,7 @@ int64_t foldBudget(const Graph& g) {
     int64_t weights = 0;
     for (const auto& v : g.values)
         if (v.constant) weights += static_cast<int64_t>(v.constant->byteSize());
-    return std::max(kMinFoldBudget, kFoldBudgetPerWeightByte * weights);
+    return std::max(minFoldBudget, kFoldBudgetPerWeightByte * weights);
 }
 
 void evaluateOnCpu(Graph& g, Node& n, const ops::OpDef& def) {
@@ -180,6 +181,8 @@ Graph specialize(const Graph& model, const InputShapes& shapes, const std::vecto
 
 Graph specialize(const Graph& model, const InputShapes& shapes) { return specializeOwned(model, shapes); }
 
+void setMinFoldBudgetForTesting(int64_t bytes) { minFoldBudget = bytes > 0 ? bytes : kDefaultMinFoldBudget; }
+
 namespace {
 
 Graph specializeOwned(Graph g, const InputShapes& shapes) {
@@ -223,7 +226,7 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
             fail(ErrorCode::Unsupported,
                  "{}: evaluating it while planning would create {} of constants, past the {} that vkinfer folds on the "
                  "CPU for this model (the larger of {} and {}x its weights), and {} has no GPU kernel",
-                 n.describe(), sizeText(outputBytes), sizeText(budget), sizeText(kMinFoldBudget),
+                 n.describe(), sizeText(outputBytes), sizeText(budget), sizeText(minFoldBudget),
                  kFoldBudgetPerWeightByte, n.opType);
         }
     }

@@ -27,4 +27,10 @@ void sortTopologically(graph::Graph& g);
 // Removes nodes none of whose outputs reach a graph output.
 void removeDeadNodes(graph::Graph& g);
 
+// Testing only: the smallest constant-folding budget of a plan (64 MiB unless set; a model's
+// budget is the larger of this and 4x its weights). The fuzz targets lower it: their -O0
+// sanitized build folds the default's tens of millions of elements slower than libFuzzer's
+// timeout, a finding about the build, not the code. Not thread-safe against planning.
+void setMinFoldBudgetForTesting(int64_t bytes);
+
 }  // namespace vkinfer::passes

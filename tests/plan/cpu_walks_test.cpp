@@ -1,10 +1,12 @@
-// The CPU strided copy behind constant folding of Expand, Tile, Slice, Split, Concat and
-// Transpose (ops::stridedCopyCpu): against an element-by-element walk of the same index
-// space, for the shapes of walk it shortcuts (broadcasts doubled with memcpy, contiguous runs,
-// merged and size-1 dimensions) and the ones it must not (strided or offset outputs, negative
-// strides), with the bytes it must not touch checked too.
+// The CPU index walks behind constant folding and the CPU reference: the strided copy of
+// Expand, Tile, Slice, Split, Concat and Transpose (ops::stridedCopyCpu) and the broadcast
+// walk of the elementwise ops (ops::broadcastWalk), against element-by-element walks of the
+// same index space, for the shapes they shortcut (broadcasts doubled with memcpy, contiguous
+// runs, merged and size-1 dimensions) and the ones they must not (strided or offset outputs,
+// negative strides), with the bytes the copy must not touch checked too.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -83,6 +85,38 @@ TEST(StridedCopyCpu, LargeBroadcastsAreWholeAndExact) {
     ops::stridedCopyCpu(block, tiled, {reps, 3, 5}, {0, 5, 1}, {15, 5, 1}, 0, 0);
     const auto* p = tiled.as<int32_t>();
     for (int64_t i = 0; i < tiled.elementCount(); ++i) ASSERT_EQ(p[i], 100 + i % 15) << "element " << i;
+}
+
+TEST(BroadcastWalk, VisitsEveryOutputWithNumpyOffsets) {
+    struct Case {
+        std::vector<int64_t> out, a, b;
+    };
+    const std::vector<Case> cases = {
+        {{2, 3, 4}, {2, 3, 4}, {4}},        // trailing broadcast
+        {{2, 3, 4}, {2, 1, 4}, {1, 3, 1}},  // both broadcast, nothing merges
+        {{5, 1, 7}, {1}, {5, 1, 7}},        // a scalar, a size-1 dim
+        {{6}, {6}, {6}},                    // one run
+        {{}, {}, {}},                       // a scalar output
+        {{3, 0, 2}, {3, 1, 2}, {2}},        // empty
+        {{2, 2, 2, 2, 2, 2, 2, 3}, {2, 1, 2, 1, 2, 1, 2, 1}, {3}},  // more than 6 dims left
+    };
+    for (const Case& c : cases) {
+        const auto sa = ops::broadcastStrides(c.a, c.out), sb = ops::broadcastStrides(c.b, c.out);
+        std::vector<std::array<int64_t, 3>> want, got;
+        std::vector<int64_t> idx(c.out.size(), 0);
+        for (int64_t i = 0, n = elementCount(c.out); i < n; ++i) {
+            int64_t oa = 0, ob = 0;
+            for (size_t d = 0; d < c.out.size(); ++d) oa += idx[d] * sa[d], ob += idx[d] * sb[d];
+            want.push_back({i, oa, ob});
+            for (size_t d = c.out.size(); d-- > 0;) {
+                if (++idx[d] < c.out[d]) break;
+                idx[d] = 0;
+            }
+        }
+        ops::broadcastWalk<2>(c.out, {c.a, c.b},
+                              [&](int64_t i, const std::array<int64_t, 2>& off) { got.push_back({i, off[0], off[1]}); });
+        EXPECT_EQ(got, want) << shapeToString(c.out) << " from " << shapeToString(c.a) << " and " << shapeToString(c.b);
+    }
 }
 
 }  // namespace
