@@ -226,15 +226,18 @@ struct CopyWalk {
         for (int64_t j = 0; j < n; ++j) copy(k + 1, s + j * si, d + j * so);
     }
 
-    // Fills copies 1..n-1 of the block of `block` elements at d from copy 0, doubling.
+    // Fills copies 1..n-1 of the block of `block` elements at d from copy 0.
     void replicate(int64_t d, int64_t block, int64_t n) const {
-        const size_t bytes = static_cast<size_t>(block) * es, total = bytes * static_cast<size_t>(n);
-        std::byte* p = dst + d * es;
-        for (size_t filled = bytes; filled < total; filled *= 2) std::memcpy(p + filled, p, std::min(filled, total - filled));
+        const size_t bytes = static_cast<size_t>(block) * es;
+        repeatBytes(dst + d * es, bytes, bytes * static_cast<size_t>(n));
     }
 };
 
 }  // namespace
+
+void repeatBytes(std::byte* p, size_t filled, size_t total) {
+    for (; filled < total; filled *= 2) std::memcpy(p + filled, p, std::min(filled, total - filled));
+}
 
 void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
                     const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset) {

@@ -149,6 +149,9 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
 // The same walk on the CPU (the reference), for any element size.
 void stridedCopyCpu(const Tensor& src, Tensor& dst, const Shape& dims, const std::vector<int64_t>& inStride,
                     const std::vector<int64_t>& outStride, int64_t inOffset, int64_t outOffset);
+// Repeats the first `filled` bytes at p until `total` bytes hold copies of them, doubling the
+// copied span each time: a few dozen memcpy calls for the broadcasts constant folding makes.
+void repeatBytes(std::byte* p, size_t filled, size_t total);
 
 // ---- Typed element-wise helpers (unary, elementwise, compare, cast, reduce) ----
 
