@@ -70,6 +70,12 @@ public:
     ScopedDirectConv& operator=(const ScopedDirectConv&) = delete;
 };
 
+// `d` with the direct kernels' policy set.
+inline DeviceCapabilities withDirect(DeviceCapabilities d, DirectConv policy) {
+    d.directConv = policy;
+    return d;
+}
+
 // The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
 // a GPU: register-tiled float convolutions and conv2d_small for layers too small for tiles).
 DeviceCapabilities h200Description();

@@ -120,11 +120,6 @@ TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
     }
 }
 
-DeviceCapabilities withDirect(DeviceCapabilities d, DirectConv policy) {
-    d.directConv = policy;
-    return d;
-}
-
 DeviceCapabilities emulated() {
     DeviceCapabilities d;
     d.emulateCooperativeMatrix = true;

@@ -79,18 +79,14 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
         std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, c.x)}};
         return convKernels(convModel(c), in, d, p);
     };
-    auto with = [](DeviceCapabilities d, DirectConv policy) {
-        d.directConv = policy;
-        return d;
-    };
     using V = std::vector<std::string>;
     ConvCase body{"ESPCN body", {1, 64, 540, 960}, 32, 3};
     EXPECT_EQ(kernelsFor(body, h200), V{"conv2d_rtd32_k3_f32"});
-    EXPECT_EQ(kernelsFor(body, with(h200, DirectConv::Off)), V{"conv2d_rt32x128_f32"});
+    EXPECT_EQ(kernelsFor(body, withDirect(h200, DirectConv::Off)), V{"conv2d_rt32x128_f32"});
     // Its RGB stem stays on conv2d_rt (3 input channels: the rule), unless forced.
     ConvCase stem{"ESPCN stem", {1, 3, 540, 960}, 64, 5};
     EXPECT_EQ(kernelsFor(stem, h200), V{"conv2d_rt64x128_f32"});
-    EXPECT_EQ(kernelsFor(stem, with(h200, DirectConv::Always)), V{"conv2d_rtd64_k5_f32"});
+    EXPECT_EQ(kernelsFor(stem, withDirect(h200, DirectConv::Always)), V{"conv2d_rtd64_k5_f32"});
     ConvCase residual{"residual", {1, 32, 256, 256}, 32, 3, 1, 1, -1, true, true, true};
     EXPECT_EQ(kernelsFor(residual, h200), V{"conv2d_rtd32_k3_res_f32"});
     // Not taken: grids too small to fill the GPU without split-K (ResNet-18's 56x56 layers:
@@ -98,7 +94,7 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
     // tensor cores), CPU devices.
     ConvCase fewWarps{"56x56", {1, 64, 56, 56}, 64, 3};
     EXPECT_EQ(kernelsFor(fewWarps, h200)[0].rfind("conv2d_rt64", 0), 0u);
-    EXPECT_EQ(kernelsFor(fewWarps, with(h200, DirectConv::Always)), V{"conv2d_rtd64_k3_f32"});
+    EXPECT_EQ(kernelsFor(fewWarps, withDirect(h200, DirectConv::Always)), V{"conv2d_rtd64_k3_f32"});
     ConvCase halfRows{"14x14 batch 32", {32, 256, 14, 14}, 256, 3};
     EXPECT_EQ(kernelsFor(halfRows, h200)[0].rfind("conv2d_rt", 0), 0u);
     EXPECT_EQ(kernelsFor(halfRows, h200)[0].rfind("conv2d_rtd", 0), std::string::npos);
@@ -107,7 +103,7 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
     EXPECT_EQ(kernelsFor(body, h200, Precision::Float16)[0].rfind("conv2d_cmd", 0), 0u);
     DeviceCapabilities lavapipe;
     lavapipe.sharedMemoryBytes = 32 * 1024;
-    EXPECT_EQ(kernelsFor(body, with(lavapipe, DirectConv::Always)), V{"conv2d_t64x64_f32"});
+    EXPECT_EQ(kernelsFor(body, withDirect(lavapipe, DirectConv::Always)), V{"conv2d_t64x64_f32"});
 }
 
 // The rule against run 35's per-layer profiles (docs/BENCHMARKS.md): ESPCN's 64- and
