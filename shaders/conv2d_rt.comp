@@ -43,10 +43,14 @@
 #error BK must be a multiple of 4 and of the invocations per pixel column
 #endif
 
+// Output, partial sums and residual are also bound as four-element words (the same
+// descriptors, 16-byte aligned: plan::compilePlan) for VEC4_STORE.
 #ifdef SPLITK
 layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+layout(std430, binding = 0) writeonly buffer Partial4 { vec4 part4[]; };
 #else
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+layout(std430, binding = 0) writeonly buffer Out4 { T4 y4[]; };
 #endif
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Weight { T w[]; };
@@ -55,7 +59,15 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
 layout(std430, binding = 5) readonly buffer Residual { T res[]; };
+layout(std430, binding = 5) readonly buffer Residual4 { T4 res4[]; };
 #endif
+
+// 1 where each invocation's four consecutive pixels are four consecutive words of its output
+// rows: NCHW without a shuffle, OH * OW a multiple of 4, or with SPLITK N * OH * OW
+// (ops::vec4ConvStores). The epilogue then stores one vec4 per channel instead of four
+// scalars a quad apart, so that a warp's stores are whole 128-byte lines (ResNet-50 at batch 8
+// 4.22 -> 3.59 ms on the H200, docs/BENCHMARKS.md run 37).
+layout(constant_id = 7) const uint VEC4_STORE = 0;
 
 layout(push_constant) uniform Params {
     uint N, C, H, W;
@@ -168,6 +180,30 @@ void main() {
         buf ^= 1u;
     }
 
+    if (VEC4_STORE != 0u) {
+        const uint HW = p.OH * p.OW;
+        [[unroll]] for (uint h = 0; h < 2; ++h) {
+            uint n = n0 + h * (BN / 2) + 4 * tx;  // a multiple of 4, as is NP (and HW without SPLITK)
+            uint b = n / HW, pix = n % HW;
+            [[unroll]] for (uint i = 0; i < 8; ++i) {
+                uint m = m0 + (i / 4) * (BM / 2) + 4 * ty + i % 4;
+                if (n < NP && m < Mg) {
+                    uint oc = g * Mg + m;
+#ifdef SPLITK
+                    part4[((split * p.M + oc) * NP + n) / 4] = acc[i][h];
+#else
+                    uint q = ((b * p.M + oc) * HW + pix) / 4;
+                    vec4 v = acc[i][h] + vec4(float(bias[oc]));
+#ifdef RESIDUAL
+                    v += vec4(res4[q]);
+#endif
+                    y4[q] = T4(activate(v.x), activate(v.y), activate(v.z), activate(v.w));
+#endif
+                }
+            }
+        }
+        return;
+    }
     // No continue in these loops: glslc unrolls them only without one, and a loop left rolled
     // indexes acc dynamically, which puts all 64 accumulators in local memory (5x slower on
     // the H200). Staging the tile through shared memory for pixel-ordered NCHW stores was

@@ -31,6 +31,14 @@
 #define T_IS_FLOAT 0
 #endif
 
+// Four float elements as one 16- or 8-byte word, for kernels that bind a float tensor twice
+// (as T and as T4) to store or load aligned quads.
+#if defined(T_F32)
+#define T4 vec4
+#elif defined(T_F16)
+#define T4 f16vec4
+#endif
+
 // Wider integer types (Min/Max/Mod/... node tests use every ONNX integer type). 16-bit
 // types need storageBuffer16BitAccess; narrow unsigned values fit ACC int exactly.
 #if defined(T_I16)

@@ -43,6 +43,11 @@ RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings)
     return t;
 }
 
+bool vec4ConvStores(const ConvGeom& g, bool outNhwc, uint32_t shuffle, bool splitK) {
+    if (outNhwc || shuffle != 0) return false;
+    return (splitK ? g.pixels() : g.OH * g.OW) % 4 == 0;
+}
+
 Tensor packRegisterTiledWeights(const Tensor& w, const ConvGeom& g, int64_t bm) {
     const int64_t Mg = g.Mg(), K = g.K();
     const int64_t Mpad = roundUp(Mg, bm), Kpad = roundUp(K, kRegisterTiledK);
@@ -88,9 +93,10 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
     d.localSize = {static_cast<uint32_t>(tile.bn / 8), static_cast<uint32_t>(tile.bm / 8), 1};
     setActivation(d, n.activation);
+    const uint32_t shuffle = depthToSpaceShuffle(n);
     finishPackedConv(ctx, d, n, g,
                      {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type,
-                      depthToSpaceShuffle(n)});
+                      shuffle, vec4ConvStores(g, outNhwc, shuffle, splits > 1)});
 }
 
 }  // namespace vkinfer::ops

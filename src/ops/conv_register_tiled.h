@@ -21,6 +21,12 @@ bool useRegisterTiledConv(const LowerContext& ctx, const graph::Node& n, const C
 // The tile for `g`, given how many convolutions run beside it in its wave (`siblings`).
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings = 1);
 
+// Whether conv2d_rt stores four consecutive pixels as one 16-byte word: NCHW without a fused
+// DepthToSpace, and for the output every image's OH * OW a multiple of 4 (so a quad never
+// straddles two images), for split-K's partial sums ([split, M, N * OH * OW]) only the
+// batch's pixel count N * OH * OW.
+bool vec4ConvStores(const ConvGeom& g, bool outNhwc, uint32_t shuffle, bool splitK);
+
 // The weights [M, Cg, KH, KW] as conv2d_rt reads them: per group a zero-padded [Kpad][Mpad]
 // block (transposed, so that a tile's rows are contiguous), Kpad a multiple of
 // kRegisterTiledK and Mpad of bm, in the weights' own type.

@@ -21,6 +21,7 @@ struct PackedConvLaunch {
     int partial, weights, bias, kTable, residual;
     DataType type;  // of the node's tensors (the split-K reduce writes it)
     uint32_t shuffle = 0;  // depthToSpaceShuffle (never with split-K, residual or outNhwc)
+    bool vec4Store = false;  // conv2d_rt's VEC4_STORE (ops::vec4ConvStores)
 };
 // Sets `d`'s grid (pixel tiles along x spilling into y, z = split x group x m-tile), push
 // constants and bindings, then emits the split-K reduce when there is a partial tensor.

@@ -46,6 +46,17 @@ TEST(RegisterTiledConvTile, FewestPaddedRowsThenSmallerTilesUntilTheGpuFills) {
     }
 }
 
+// A quad of pixels is one 16-byte word only in NCHW without a shuffle, where no quad straddles
+// two images (the output) or the end of the batch (split-K's partial sums).
+TEST(RegisterTiledConv, QuadStoresOnlyWhereFourPixelsAreOneWord) {
+    EXPECT_TRUE(ops::vec4ConvStores(geometry(1, 8, 6, 6, 8, 3), false, 0, false));    // 36 pixels
+    EXPECT_FALSE(ops::vec4ConvStores(geometry(8, 8, 7, 7, 8, 3), false, 0, false));   // 49 per image
+    EXPECT_TRUE(ops::vec4ConvStores(geometry(8, 8, 7, 7, 8, 3), false, 0, true));     // 392 partial columns
+    EXPECT_FALSE(ops::vec4ConvStores(geometry(1, 8, 7, 7, 8, 3), false, 0, true));    // 49
+    EXPECT_FALSE(ops::vec4ConvStores(geometry(1, 8, 6, 6, 8, 3), true, 0, false));    // channels-last
+    EXPECT_FALSE(ops::vec4ConvStores(geometry(1, 8, 6, 6, 8, 3), false, 2, false));   // DepthToSpace
+}
+
 TEST(RegisterTiledConv, WeightsTransposedPerGroupAndZeroPadded) {
     // 2 groups of 3 output channels over 2 input channels x 2x2 taps: K = 8, padded to 32 rows
     // per group and 8 reduction rows.
@@ -151,6 +162,8 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
 
 // Each tile shape, residual and activation epilogues, split-K, strides, groups, batches,
 // reductions that are not a multiple of the 8-row slice, and maps that do not fill a tile.
+// Sessions on a GPU give convolutions of at most 16M multiply-adds over fewer than 64 tiles
+// of 64x64 to conv2d_small (conv_small.h), so that every case here is larger than that.
 const std::vector<std::pair<ConvCase, std::string>>& cases() {
     static const std::vector<std::pair<ConvCase, std::string>> all = {
         {{"128x128 tile, 1x1, residual and relu", {1, 32, 128, 130}, 130, 1, 1, 1, 0, true, true, true},
@@ -160,14 +173,24 @@ const std::vector<std::pair<ConvCase, std::string>>& cases() {
         {{"64x128 tile, 3x3 over 4 channels (K = 36, not a multiple of 8)", {1, 4, 256, 256}, 40, 3},
          "conv2d_rt64x128"},
         {{"32x128 tile, 5x5, no bias", {1, 4, 363, 363}, 20, 5, 1, 1, -1, false}, "conv2d_rt32x128"},
-        {{"64x64 tile, 3x3 stride 2, batch 2", {2, 12, 33, 31}, 50, 3, 2}, "conv2d_rt64x64"},
-        {{"32x64 tile, 17 channels, relu", {1, 8, 23, 29}, 17, 3, 1, 1, -1, true, false, true}, "conv2d_rt32x64"},
-        {{"2 groups of 40 channels, 3x3", {1, 24, 20, 20}, 80, 3, 1, 2}, "conv2d_rt64x64"},
-        {{"split-K: 3x3 over 256 channels at 6x6", {1, 256, 6, 6}, 72, 3}, "conv2d_rt64x64_splitk"},
-        {{"split-K with residual", {1, 192, 6, 7}, 48, 3, 1, 1, -1, true, true, false}, "conv2d_rt64x64_splitk"},
+        {{"64x64 tile, 3x3 stride 2, batch 2", {2, 12, 129, 127}, 50, 3, 2}, "conv2d_rt64x64"},
+        {{"32x64 tile, 17 channels, relu", {1, 8, 67, 61}, 17, 3, 1, 1, -1, true, false, true}, "conv2d_rt32x64"},
+        {{"2 groups of 40 channels, 3x3", {1, 24, 64, 64}, 80, 3, 1, 2}, "conv2d_rt64x64"},
+        {{"split-K: 3x3 over 256 channels at 12x12", {1, 256, 12, 12}, 72, 3}, "conv2d_rt64x64_splitk"},
+        {{"split-K with residual at 13x13", {1, 256, 13, 13}, 48, 3, 1, 1, -1, true, true, false},
+         "conv2d_rt64x64_splitk"},
         {{"batch 3, a partial last tile, 1x1", {3, 40, 100, 110}, 24, 1, 1, 1, 0}, "conv2d_rt32x64"},
-        {{"16x128 tile, 12 channels (an upscaler's head)", {1, 8, 20, 30}, 12, 3}, "conv2d_rt16x128"},
-        {{"16x128 tile, 3 channels, split-K", {1, 128, 6, 6}, 3, 3}, "conv2d_rt16x128_splitk"},
+        {{"16x128 tile, 12 channels (an upscaler's head)", {1, 8, 72, 60}, 12, 3}, "conv2d_rt16x128"},
+        {{"16x128 tile, 3 channels, split-K", {1, 256, 50, 50}, 3, 3}, "conv2d_rt16x128_splitk"},
+        // Quad stores (ops::vec4ConvStores): tiles straddling two images of 36x36, split-K
+        // partials of 7x7 maps (49 pixels: quads only in the [split, M, N * 49] partial sums),
+        // and a split-K reduce of quads with a residual.
+        {{"quad stores, batch 2, 1x1 with residual and relu", {2, 96, 36, 36}, 72, 1, 1, 1, 0, true, true, true},
+         "conv2d_rt64x64_res"},
+        {{"quad split-K reduce with residual at 24x24", {1, 128, 24, 24}, 40, 3, 1, 1, -1, true, true, false},
+         "conv2d_rt64x64_splitk"},
+        {{"quad split-K partials at 7x7, batch 4, relu", {4, 256, 7, 7}, 40, 3, 1, 1, -1, true, false, true},
+         "conv2d_rt64x64_splitk"},
     };
     return all;
 }
