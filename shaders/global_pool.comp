@@ -1,5 +1,6 @@
 #version 450
-// GlobalAveragePool / GlobalMaxPool: one workgroup reduces one (n, c) plane.
+// GlobalAveragePool / GlobalMaxPool: one workgroup reduces one (n, c) plane, whose pixels are
+// contiguous (NCHW) or C apart (p.nhwc: a channels-last conv output, ops/conv_layout.h).
 #include "common.glsl"
 #include "types.glsl"
 
@@ -10,6 +11,7 @@ layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 layout(push_constant) uniform Params {
     uint NC, HW;
+    uint C, nhwc;
 } p;
 
 shared float partial[gl_WorkGroupSize.x];
@@ -20,8 +22,11 @@ void main() {
     uint lid = gl_LocalInvocationID.x;
     // Max starts at -inf (a plane of -inf pools to -inf) and keeps a NaN (maxNaN).
     float acc = IS_MAX != 0u ? uintBitsToFloat(0xff800000u) : 0.0;
+    // Pixel i of the plane at first + i * stride.
+    const uint first = p.nhwc != 0u ? (plane / p.C) * p.HW * p.C + plane % p.C : plane * p.HW;
+    const uint stride = p.nhwc != 0u ? p.C : 1u;
     for (uint i = lid; i < p.HW; i += gl_WorkGroupSize.x) {
-        float v = float(x[plane * p.HW + i]);
+        float v = float(x[first + i * stride]);
         acc = IS_MAX != 0u ? maxNaN(acc, v) : acc + v;
     }
     partial[lid] = acc;

@@ -29,6 +29,15 @@ ConvKernel convKernelOf(const LowerContext& ctx, const Node& n) {
     return t == DataType::Float16 && !usesDirectConv(g) ? ConvKernel::Tiled : ConvKernel::Other;
 }
 
+// Global pooling reduces each (n, c) plane wherever its pixels lie (global_pool.comp's NHWC
+// mode), and its [N, C, 1, 1] output is the same in both layouts: the last block of a ResNet
+// then stays channels-last, which otherwise the fused residual's rule below forces back to NCHW
+// through the whole residual chain of its stage.
+bool poolsChannelsLast(const LowerContext& ctx, const Node& n) {
+    return (n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool") && n.inputs.size() == 1 &&
+           ctx.value(n.inputs[0]).shape.size() == 4;
+}
+
 }  // namespace
 
 std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<int>& aliasParent) {
@@ -57,6 +66,7 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
         bool ok = true;
         for (int c : consumers[v]) {
             const Node& n = g.nodes[c];
+            if (poolsChannelsLast(ctx, n)) continue;
             if (!coopmat[c]) ok = false;
             for (size_t k = 0; ok && k < n.inputs.size(); ++k) {
                 if (n.inputs[k] != static_cast<int>(v)) continue;

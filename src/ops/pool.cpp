@@ -228,9 +228,11 @@ void lowerGlobalPool(LowerContext& ctx, const Node& n) {
     Dispatch& d = ctx.emit(typedKernel(n, "global_pool", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
     setActivation(d, n.activation);
     d.spec.push_back(IsMax ? 1 : 0);
+    // Channels-last input (ops::chooseChannelsLast keeps a conv's output so for a global pool).
+    const bool nhwc = ctx.channelsLast(n.inputs[0]);
     struct {
-        uint32_t NC, HW;
-    } p{static_cast<uint32_t>(nc), static_cast<uint32_t>(hw)};
+        uint32_t NC, HW, C, nhwc;
+    } p{static_cast<uint32_t>(nc), static_cast<uint32_t>(hw), static_cast<uint32_t>(s[1]), nhwc ? 1u : 0u};
     d.setPush(p);
     d.localSize = {64, 1, 1};
     d.groups = nc <= 65535 ? std::array<uint32_t, 3>{static_cast<uint32_t>(nc), 1, 1}

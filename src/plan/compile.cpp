@@ -231,7 +231,10 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     std::vector<ops::Dispatch> dispatches;
     ops::LowerContext ctx(g, dispatches, options.device);
     ctx.setAliases(&al.parent, &al.offset);
-    ctx.setChannelsLast(ops::chooseChannelsLast(ctx, al.parent));
+    const std::vector<char> channelsLast = ops::chooseChannelsLast(ctx, al.parent);
+    for (size_t v = 0; v < channelsLast.size(); ++v)
+        if (channelsLast[v]) plan.channelsLast.push_back(g.values[v].name);
+    ctx.setChannelsLast(channelsLast);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (isView[i]) continue;
         const Node& n = g.nodes[i];

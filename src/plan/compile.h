@@ -49,6 +49,7 @@ struct CompiledPlan {
     std::vector<Location> location;          // per graph value (alloc -1: not stored)
     std::vector<int> weightValues;           // constants uploaded to the weights allocation
     std::vector<std::string> viewNodes;      // nodes that need no dispatch (views, in-place Concat)
+    std::vector<std::string> channelsLast;   // tensors stored NHWC (ops::chooseChannelsLast)
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
     int64_t alignment = 64;

@@ -71,6 +71,7 @@ std::string planToJson(const CompiledPlan& plan) {
                           {"bytes", plan.allocations[i].size}});
     j["allocations"] = allocs;
     j["views"] = plan.viewNodes;
+    j["channels_last"] = plan.channelsLast;
     json sched = json::array();
     for (size_t i = 0; i < plan.dispatches.size(); ++i) {
         const auto& d = plan.dispatches[i];

@@ -278,16 +278,31 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
     for (const auto& name : conv) nhwc += name.find("_nhwc") != std::string::npos;
     EXPECT_EQ(nhwc, 5u) << "every conv after the stem reads channels-last";
 
-    // A consumer that is not a tensor-core conv keeps its input NCHW: here a GlobalAveragePool after
-    // the chain, and a conv over 20 channels (not a multiple of 8) in the middle.
-    auto pooledChain = residualChain();
-    pooledChain.back().out = "z";
-    auto pooled = planKernels(chainModel("pool", x, pooledChain, "GlobalAveragePool"), {{"x", x}}, h200Description());
-    EXPECT_EQ(std::count_if(pooled.begin(), pooled.end(),
-                            [](const std::string& name) { return name.find("_nhwc") != std::string::npos; }),
-              5);
-    EXPECT_EQ(pooled.back().find("_nhwc"), std::string::npos);
-    EXPECT_NE(std::find(pooled.begin(), pooled.end(), "global_pool_f16"), pooled.end());
+    // A consumer that is not a tensor-core conv keeps its input NCHW: here an Abs after the
+    // chain, and a conv over 20 channels (not a multiple of 8) in the middle. Global pooling
+    // reads channels-last: the chain's last conv then writes NHWC too.
+    auto tailed = residualChain();
+    tailed.back().out = "z";
+    auto nhwcConvs = [](const std::vector<std::string>& kernels) {
+        return std::count_if(kernels.begin(), kernels.end(),
+                             [](const std::string& name) { return name.find("_nhwc") != std::string::npos; });
+    };
+    auto stored = [&](const std::string& tail) {
+        PlanOptions o;
+        o.precision = Precision::Float16;
+        o.device = h200Description();
+        auto j = planJson(*chainModel(tail, x, tailed, tail).build(), {{"x", x}}, o);
+        EXPECT_TRUE(j.ok()) << j.status().toString();
+        return j.ok() ? json::parse(*j)["channels_last"].get<std::vector<std::string>>() : std::vector<std::string>{};
+    };
+    auto has = [](const std::vector<std::string>& names, const std::string& name) {
+        return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    EXPECT_EQ(nhwcConvs(planKernels(chainModel("abs", x, tailed, "Abs"), {{"x", x}}, h200Description())), 5);
+    EXPECT_FALSE(has(stored("Abs"), "z"));
+    EXPECT_TRUE(has(stored("Abs"), "e"));
+    EXPECT_TRUE(has(stored("GlobalAveragePool"), "z"));
+    EXPECT_TRUE(has(stored("GlobalMaxPool"), "z"));
     std::vector<ChainConv> odd{{"x", "a", 16, 20}, {"a", "y", 20, 32}};
     for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200Description()))
         EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
@@ -319,6 +334,13 @@ TEST(CoopmatLayout, ChannelsLastChainsMatchCpuReference) {
         const Shape x{2, 16, 9, 7};
         OnnxBuilder b = chainModel("batch", x, residualChain());
         expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, "batch x")}}, "residual chain batch 2");
+        // ... ending in global pooling of the channels-last output, average and max.
+        for (const char* pool : {"GlobalAveragePool", "GlobalMaxPool"}) {
+            auto tailed = residualChain();
+            tailed.back().out = "z";
+            expectEmulatedAndNativeMatchCpu(chainModel(pool, x, tailed, pool), {{"x", rnd(x, "pooled x")}},
+                                            std::string("residual chain into ") + pool);
+        }
     }
     {
         // The tiled kernel writing channels-last: a 3-channel stem, and a conv whose weights
