@@ -2,7 +2,7 @@
 """Export a zoo of models the shared set does not cover, with reference outputs, for
 `vkinfer check` (ONNX backend-test layout: NAME/model.onnx, NAME/test_data_set_<k>/).
 
-  make_zoo.py OUTDIR [--only NAME,...] [--list]
+  make_zoo.py OUTDIR [--only NAME,...] [--list] [--torchvision NAME[@BATCH],...]
 
 Needs PyTorch, torchvision and onnx (the GPU machine has them; Debian 12: python3-torch
 python3-torchvision python3-onnx). Weights are seeded random (nothing can be downloaded);
@@ -19,6 +19,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torchvision
+
+from torchvision_spec import torchvision_models, tv
 from onnx import numpy_helper
 
 
@@ -52,10 +54,6 @@ class TextEncoder(nn.Module):
         positions = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
         h = self.enc(self.tok(ids) + self.pos(positions))
         return self.out(h.mean(dim=1))
-
-
-def tv(name, **kw):
-    return lambda: getattr(torchvision.models, name)(weights=None, **kw)
 
 
 def seg(name, **kw):
@@ -199,7 +197,13 @@ def main():
     ap.add_argument("out", nargs="?")
     ap.add_argument("--only", default=None, help="comma-separated model names")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
+    ap.add_argument("--torchvision", default="", metavar="NAME[@BATCH],...",
+                    help="also these torchvision classifiers at 224x224 (299 for inception_v3), e.g. resnet101,densenet169@8")
     a = ap.parse_args()
+    try:
+        ZOO.update({n: (ctor, shape, 13, False, "image") for n, (ctor, shape) in torchvision_models(a.torchvision).items()})
+    except ValueError as e:
+        ap.error(str(e))
     if a.list or not a.out:
         for n, s in ZOO.items():
             print(f"{n:26} input {s[1]}, opset {s[2]}{', dynamic' if s[3] else ''}")

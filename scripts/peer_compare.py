@@ -2,6 +2,7 @@
 """vkinfer against PyTorch on the same GPU, side by side in one run (docs/BENCHMARKS.md).
 
   peer_compare.py --vkinfer PATH [--out DIR] [--iters N] [--only NAME,...] [--gemm N] [--export-only]
+                  [--torchvision NAME[@BATCH],...]
   peer_compare.py --table DIR/peer_compare.json    (the table of an earlier run again)
 
 For each model (torchvision architectures with seeded random weights, and ESPCN x2 at
@@ -27,6 +28,8 @@ import sys
 import torch
 import torchvision
 
+from torchvision_spec import torchvision_models, tv
+
 FP16_CEILING = 169.0  # TFLOP/s, vk_cooperative_matrix_perf fp16 x fp16 -> fp32 on this H200
 FP32_CEILING = 67.0   # TFLOP/s, H200 datasheet (plain fp32)
 
@@ -43,10 +46,6 @@ class Espcn(torch.nn.Module):
 
     def forward(self, x):
         return torch.sigmoid(self.ps(self.c3(torch.tanh(self.c2(torch.tanh(self.c1(x)))))))
-
-
-def tv(name, **kw):
-    return lambda: getattr(torchvision.models, name)(weights=None, **kw)
 
 
 # name: (constructor, input shape)
@@ -199,6 +198,9 @@ def main():
     ap.add_argument("--only", default=None, help="comma-separated model names")
     ap.add_argument("--gemm", type=int, default=0, help="also an N x N x N fp16 GEMM")
     ap.add_argument("--extra", default="", help="extra vkinfer bench arguments, comma-separated")
+    ap.add_argument("--torchvision", default="", metavar="NAME[@BATCH],...",
+                    help="also these torchvision classifiers at 224x224 (299 for inception_v3), e.g. "
+                         "resnet101,densenet169@8: other members of the families above")
     ap.add_argument("--export-only", action="store_true", help="write DIR/MODEL.onnx for each model, time nothing")
     ap.add_argument("--table", metavar="JSON", help="print the table of an earlier run's peer_compare.json and exit")
     a = ap.parse_args()
@@ -217,6 +219,10 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     extra = [e for e in a.extra.split(",") if e]
+    try:
+        MODELS.update(torchvision_models(a.torchvision))
+    except ValueError as e:
+        ap.error(str(e))
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}", flush=True)
     rows = []
     for name, (ctor, shape) in MODELS.items():
