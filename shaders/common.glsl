@@ -42,3 +42,4 @@ float activate(float x) {
     if (ACT_KIND == 6u) return x * (1.0 / (1.0 + exp(-x)));  // as Mul(x, Sigmoid(x)): -inf gives NaN
     return x;
 }
+vec4 activate4(vec4 v) { return vec4(activate(v.x), activate(v.y), activate(v.z), activate(v.w)); }

@@ -146,7 +146,6 @@ uvec4 packWord(vec4 lo, vec4 hi) {
 }
 vec4 lowHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.x)), vec2(unpackFloat2x16(w.y))); }
 vec4 highHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.z)), vec2(unpackFloat2x16(w.w))); }
-vec4 activate4(vec4 v) { return vec4(activate(v.x), activate(v.y), activate(v.z), activate(v.w)); }
 
 // Eight outputs that start at element idx (a multiple of 8) with bias added: the residual,
 // the activation and one 16-byte store.

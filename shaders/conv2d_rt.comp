@@ -197,7 +197,7 @@ void main() {
 #ifdef RESIDUAL
                     v += vec4(res4[q]);
 #endif
-                    y4[q] = T4(activate(v.x), activate(v.y), activate(v.z), activate(v.w));
+                    y4[q] = T4(activate4(v));
 #endif
                 }
             }

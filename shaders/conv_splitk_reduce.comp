@@ -53,7 +53,7 @@ void main() {
 #ifdef RESIDUAL
         v += vec4(res4[idx]);
 #endif
-        y4[idx] = T4(activate(v.x), activate(v.y), activate(v.z), activate(v.w));
+        y4[idx] = T4(activate4(v));
         return;
     }
     if (idx >= p.count) return;

@@ -52,8 +52,7 @@ std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
     return in;
 }
 
-std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
-                                     Precision precision) {
+json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev, Precision precision) {
     auto model = b.build();
     PlanOptions o;
     o.precision = precision;
@@ -61,10 +60,16 @@ std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& sh
     auto j = planJson(*model, shapes, o);
     if (!j.ok()) {
         ADD_FAILURE() << j.status().toString();
-        return {};
+        return nullptr;
     }
+    return json::parse(*j);
+}
+
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+                                     Precision precision) {
+    const json plan = planReport(b, shapes, dev, precision);
+    if (plan.is_null()) return {};
     std::vector<std::string> kernels;
-    const json plan = json::parse(*j);
     for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
     return kernels;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ops/op_harness.h"
 #include "vkinfer/plan.h"
 
@@ -31,6 +33,10 @@ struct ConvCase {
 OnnxBuilder convModel(const ConvCase& c);
 std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b);
 
+// The plan at `precision` on `dev` as `vkinfer plan --json` reports it (a test failure and
+// null when it cannot be planned).
+nlohmann::json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+                          Precision precision = Precision::Float16);
 // Every kernel of the plan at `precision` on `dev`, in schedule order.
 std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
                                      Precision precision = Precision::Float16);

@@ -288,12 +288,8 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
                              [](const std::string& name) { return name.find("_nhwc") != std::string::npos; });
     };
     auto stored = [&](const std::string& tail) {
-        PlanOptions o;
-        o.precision = Precision::Float16;
-        o.device = h200Description();
-        auto j = planJson(*chainModel(tail, x, tailed, tail).build(), {{"x", x}}, o);
-        EXPECT_TRUE(j.ok()) << j.status().toString();
-        return j.ok() ? json::parse(*j)["channels_last"].get<std::vector<std::string>>() : std::vector<std::string>{};
+        const json plan = planReport(chainModel(tail, x, tailed, tail), {{"x", x}}, h200Description());
+        return plan.is_null() ? std::vector<std::string>{} : plan["channels_last"].get<std::vector<std::string>>();
     };
     auto has = [](const std::vector<std::string>& names, const std::string& name) {
         return std::find(names.begin(), names.end(), name) != names.end();
