@@ -43,7 +43,7 @@ layout(push_constant) uniform Params {
     uint KH, KW, SH, SW;
     uint padH, padW, DH, DW;
     uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
-    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv_layout.h)
+    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv/layout.h)
 } p;
 
 shared float As[BK][BM];

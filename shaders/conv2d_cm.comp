@@ -11,7 +11,7 @@
 // functions). SPLITK: as conv2d.comp, float partial sums part[s][oc][n] for
 // conv_splitk_reduce.comp.
 // Channels-last (NHWC) activations, chosen by the planner between cooperative-matrix convs
-// (ops/conv_layout.h): with IN_NHWC the input is [N][H][W][C] and the reduction runs
+// (ops/conv/layout.h): with IN_NHWC the input is [N][H][W][C] and the reduction runs
 // k = (ky, kx, ci), so each invocation loads 8 consecutive channels as one 16-byte word
 // (C and C/groups multiples of 8) and both tiles go through shared memory as such words, B
 // stored column-major (the reduction contiguous). p.outNhwc makes the output, the residual

@@ -48,7 +48,7 @@
 #endif
 #define W_ROW_WORDS 3u  // a weight row in shared memory: 16 halves and a pad word
 
-// Shared memory per workgroup, sized by the lowering (ops/conv_direct.cpp) for its tile.
+// Shared memory per workgroup, sized by the lowering (ops/conv/coopmat_direct.cpp) for its tile.
 layout(constant_id = 7) const uint HALO_WORDS = 1u;    // (TH + KH - 1) * haloW * PIX_WORDS
 layout(constant_id = 8) const uint WEIGHT_WORDS = 1u;  // tapSteps * BM * W_ROW_WORDS
 // The window, as constants so that the driver unrolls the tap loops: loads of one tap can

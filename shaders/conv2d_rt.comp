@@ -13,7 +13,7 @@
 // {0..3}, and the same two column quads: neighbouring invocations read neighbouring vec4.
 // Grid: x (spilling into y past 65535) walks the pixel tiles; z = (split * groups + group) *
 // mTiles + m-tile.
-// Weights come packed at plan time as [groups][Kpad][Mpad] (ops/conv_register_tiled.cpp),
+// Weights come packed at plan time as [groups][Kpad][Mpad] (ops/conv/register_tiled.cpp),
 // zero-padded to whole tiles, so their loads need no bounds checks and are coalesced. The
 // reduction table has Kpad rows; rows past K point outside the image and gather zeros.
 // Defines: WM, WN (invocations along m and n; local size = WN x WM), BK, RESIDUAL, SPLITK
@@ -76,7 +76,7 @@ layout(push_constant) uniform Params {
     uint padH, padW, DH, DW;
     uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
     uint Kpad, Mpad;  // the packed weights' padded reduction length and rows per group
-    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv_layout.h)
+    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv/layout.h)
 } p;
 
 shared vec4 As[2][BK][BM / 4];

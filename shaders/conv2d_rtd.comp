@@ -10,7 +10,7 @@
 // it, and channels 4 ty + {0..3} and BM / 2 + 4 ty + {0..3}, as in conv2d_rt. Per (channel,
 // window row) it reads the 8 + KW - 1 halo pixels its taps need as whole vec4 once and
 // reuses them for the KW taps along x.
-// Weights come packed at plan time as [m-tile][chunk][CK][KH][KW][BM] (ops/conv_register_direct.cpp),
+// Weights come packed at plan time as [m-tile][chunk][CK][KH][KW][BM] (ops/conv/register_direct.cpp),
 // zero past M and C, so a chunk's weights are one contiguous run.
 // Defines: WM, TH, KW (a define, not a constant: the taps along x index registers, which
 // must be known when glslc unrolls), RESIDUAL, and T_F32 (types.glsl).

@@ -1,5 +1,5 @@
 #version 450
-// Convolution for layers too small to fill a GPU with output tiles (ops/conv_small.h):
+// Convolution for layers too small to fill a GPU with output tiles (ops/conv/small_grid.h):
 // ShuffleNet's and MobileNet's 1x1 convs on 14x14 and 7x7 maps, squeeze-excitation convs on a
 // 1x1 map. A tiled kernel gives such a layer a few workgroups, each walking the whole
 // reduction one shared-memory slice after another: a chain of dependent global loads that
@@ -33,7 +33,7 @@ layout(push_constant) uniform Params {
     uint KH, KW, SH, SW;
     uint padH, padW, DH, DW;
     uint pxShift;  // PX = 1 << pxShift pixels per workgroup
-    uint outNhwc;  // 1: output and residual channels-last (ops/conv_layout.h)
+    uint outNhwc;  // 1: output and residual channels-last (ops/conv/layout.h)
 } p;
 
 shared float partial[RM][NT];

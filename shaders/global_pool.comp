@@ -1,6 +1,6 @@
 #version 450
 // GlobalAveragePool / GlobalMaxPool: one workgroup reduces one (n, c) plane, whose pixels are
-// contiguous (NCHW) or C apart (p.nhwc: a channels-last conv output, ops/conv_layout.h).
+// contiguous (NCHW) or C apart (p.nhwc: a channels-last conv output, ops/conv/layout.h).
 #include "common.glsl"
 #include "types.glsl"
 

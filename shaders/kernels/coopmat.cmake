@@ -10,7 +10,7 @@ endmacro()
 # Cooperative-matrix kernels (float16 operands, float32 sums): the NV variant for devices with
 # VK_NV_cooperative_matrix, and the emulated one that runs the same tiling on any device (the
 # op tests use it on lavapipe). Names: conv2d_cm<BM>[_nhwc][_pw][_res|_splitk]_<nv|emu>
-# (_nhwc: channels-last input, ops/conv_layout.h).
+# (_nhwc: channels-last input, ops/conv/layout.h).
 foreach(_bm 32 64)
     if(_bm EQUAL 32)
         set(_warps WARPS_M=1 WARPS_N=4)
@@ -75,7 +75,7 @@ foreach(_bm 64 128)
 endforeach()
 
 # conv2d_cmd<BM>x<TW>[_narrow][_res]_<nv|emu>: stride-1 convs with the input window in shared
-# memory (ops/conv_direct.h); BM output channels, rows of TW pixels (FN = TW / 16 fragments),
+# memory (ops/conv/coopmat_direct.h); BM output channels, rows of TW pixels (FN = TW / 16 fragments),
 # one row per warp; _narrow: inputs of at most 8 channels.
 foreach(_mode nv emu)
     vkinfer_coopmat_mode(${_mode} _m)

@@ -86,7 +86,7 @@ public:
         aliasOffset_ = offsets;
     }
 
-    // Whether `value` is stored channels-last (NHWC; ops/conv_layout.h chose it for the plan).
+    // Whether `value` is stored channels-last (NHWC; ops/conv/layout.h chose it for the plan).
     bool channelsLast(int value) const {
         return value >= 0 && static_cast<size_t>(value) < channelsLast_.size() && channelsLast_[value];
     }

@@ -79,6 +79,6 @@ void registerGatherOps(std::vector<OpDef>& table);         // gather.cpp
 void registerPadOps(std::vector<OpDef>& table);            // pad.cpp
 void registerExpandOps(std::vector<OpDef>& table);         // expand.cpp: Tile, Expand
 void registerShapeOps(std::vector<OpDef>& table);          // shape_ops.cpp: Shape, Size, ConstantOfShape, Range
-void registerConvTransposeOps(std::vector<OpDef>& table);  // conv_transpose.cpp
+void registerConvTransposeOps(std::vector<OpDef>& table);  // conv/transpose.cpp
 
 }  // namespace vkinfer::ops

@@ -156,7 +156,7 @@ void fuseActivations(Graph& g) {
 // Conv -> DepthToSpace (an upscaler's pixel shuffle), the conv's output read by nothing else
 // and no residual fused (it would be read in the conv's own layout): the conv stores each
 // output where the DepthToSpace would put it (or, where its kernel cannot, lowers to the conv
-// and the copy, ops/conv.cpp). An activation after the DepthToSpace then fuses into the conv,
+// and the copy, ops/conv/conv.cpp). An activation after the DepthToSpace then fuses into the conv,
 // as activations commute with the permutation.
 void fuseDepthToSpace(Graph& g) {
     g.relinkProducers();

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "ops/conv_layout.h"
+#include "ops/conv/layout.h"
 #include "ops/lower_context.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"

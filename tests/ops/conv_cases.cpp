@@ -115,7 +115,7 @@ void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<Nam
     if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
         SessionOptions nv;
         nv.precision = Precision::Float16;
-        // Maps narrower than a fragment would go to conv2d_small on a GPU (conv_small.h); the
+        // Maps narrower than a fragment would go to conv2d_small on a GPU (conv/small_grid.h); the
         // portable tiles keep every case here on the tensor cores.
         nv.convTiles = ConvTiles::Small;
         expectGpuMatchesCpuWith(b, inputs, what + " (tensor cores)", coopmatTolerance(), nv);

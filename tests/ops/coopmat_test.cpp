@@ -217,7 +217,7 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
 }
 
-// ---- Channels-last activations between tensor-core convs (ops/conv_layout.h) ----
+// ---- Channels-last activations between tensor-core convs (ops/conv/layout.h) ----
 
 struct ChainConv {
     std::string in, out;

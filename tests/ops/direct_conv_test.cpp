@@ -1,4 +1,4 @@
-// The direct tensor-core convolution (conv2d_cmd.comp, ops/conv_direct.h): tile choice and
+// The direct tensor-core convolution (conv2d_cmd.comp, ops/conv/coopmat_direct.h): tile choice and
 // weight packing as pure functions, selection from device descriptions, and the kernel (its
 // emulated form on any device, the NV form where the device has tensor cores) against the
 // CPU reference.
@@ -9,7 +9,7 @@
 
 #include "core/half.h"
 #include "ops/conv_cases.h"
-#include "ops/conv_direct.h"
+#include "ops/conv/coopmat_direct.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {

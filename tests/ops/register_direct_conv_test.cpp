@@ -1,9 +1,9 @@
-// The float32 direct convolution on FMA units (conv2d_rtd.comp, ops/conv_register_direct.h):
+// The float32 direct convolution on FMA units (conv2d_rtd.comp, ops/conv/register_direct.h):
 // tile choice, weight packing and selection as pure functions of device descriptions, and
 // the kernel against the CPU reference. On lavapipe it runs because SessionOptions::convTiles
 // = Large makes the session a GPU's and VKINFER_DIRECT_CONV=always lifts the grid rule.
 #include "ops/conv_cases.h"
-#include "ops/conv_register_direct.h"
+#include "ops/conv/register_direct.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {

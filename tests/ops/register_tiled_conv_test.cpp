@@ -6,7 +6,7 @@
 
 #include "core/half.h"
 #include "ops/conv_cases.h"
-#include "ops/conv_register_tiled.h"
+#include "ops/conv/register_tiled.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -163,7 +163,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
 // Each tile shape, residual and activation epilogues, split-K, strides, groups, batches,
 // reductions that are not a multiple of the 8-row slice, and maps that do not fill a tile.
 // Sessions on a GPU give convolutions of at most 16M multiply-adds over fewer than 64 tiles
-// of 64x64 to conv2d_small (conv_small.h), so that every case here is larger than that.
+// of 64x64 to conv2d_small (conv/small_grid.h), so that every case here is larger than that.
 const std::vector<std::pair<ConvCase, std::string>>& cases() {
     static const std::vector<std::pair<ConvCase, std::string>> all = {
         {{"128x128 tile, 1x1, residual and relu", {1, 32, 128, 130}, 130, 1, 1, 1, 0, true, true, true},

@@ -4,7 +4,7 @@
 // SessionOptions::convTiles = Large forces the GPU kernels.
 
 #include "ops/conv_cases.h"
-#include "ops/conv_small.h"
+#include "ops/conv/small_grid.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {

@@ -1,4 +1,4 @@
-#include "ops/conv_splitk.h"
+#include "ops/conv/split_k.h"
 
 #include "ops/op_util.h"
 

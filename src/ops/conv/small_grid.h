@@ -5,7 +5,7 @@
 // workgroup instead. Pure functions of the geometry and the device description.
 #pragma once
 
-#include "ops/conv_geometry.h"
+#include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {
@@ -25,7 +25,7 @@ int64_t outputTiles64(const ConvGeom& g);
 // the tensor cores would take the layer, fewer pixels than one 16-wide fragment (a
 // squeeze-excitation's pooled map: on the H200 the tensor cores beat conv2d_small on every
 // larger map, docs/BENCHMARKS.md). Not a function of the convolutions beside it in its wave,
-// so that the layout choice (conv_layout.cpp) and the lowering agree on which kernel reads
+// so that the layout choice (conv/layout.cpp) and the lowering agree on which kernel reads
 // the input.
 bool useSmallConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type);
 // The workgroup shape for `g`: as many pixels as it has up to 32, fewer while an invocation's

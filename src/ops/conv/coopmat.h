@@ -3,7 +3,7 @@
 // tiles. Tile shape and split-K are chosen here from the geometry alone.
 #pragma once
 
-#include "ops/conv_geometry.h"
+#include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {

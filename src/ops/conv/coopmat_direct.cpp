@@ -1,4 +1,4 @@
-#include "ops/conv_direct.h"
+#include "ops/conv/coopmat_direct.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {

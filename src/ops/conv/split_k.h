@@ -1,9 +1,9 @@
 // The second dispatch of a split-K convolution, shared by the tiled (conv.cpp) and the
-// cooperative-matrix (conv_coopmat.cpp) lowerings: conv_splitk_reduce adds the float32 slices
+// cooperative-matrix (conv/coopmat.cpp) lowerings: conv_splitk_reduce adds the float32 slices
 // in a fixed order, then bias, residual and the node's fused activation.
 #pragma once
 
-#include "ops/conv_geometry.h"
+#include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {

@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "ops/activation.h"
-#include "ops/conv_coopmat.h"
-#include "ops/conv_geometry.h"
-#include "ops/conv_register_direct.h"
-#include "ops/conv_register_tiled.h"
-#include "ops/conv_small.h"
-#include "ops/conv_splitk.h"
+#include "ops/conv/coopmat.h"
+#include "ops/conv/geometry.h"
+#include "ops/conv/register_direct.h"
+#include "ops/conv/register_tiled.h"
+#include "ops/conv/small_grid.h"
+#include "ops/conv/split_k.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -123,7 +123,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     int64_t kChunk = Cg * g.KH * g.KW, splits = 1;
     int partial = -1;
     // The tiled kernel can write channels-last for a tensor-core conv that reads it
-    // (ops/conv_layout.h); the direct kernel never gets such an output.
+    // (ops/conv/layout.h); the direct kernel never gets such an output.
     const bool outNhwc = ctx.channelsLast(n.outputs[0]);
     if (usesDirectConv(g)) {
         d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));

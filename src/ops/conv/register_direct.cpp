@@ -1,4 +1,4 @@
-#include "ops/conv_register_direct.h"
+#include "ops/conv/register_direct.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "ops/conv_geometry.h"
+#include "ops/conv/geometry.h"
 
 #include <algorithm>
 

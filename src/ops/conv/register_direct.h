@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "ops/conv_geometry.h"
+#include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {

@@ -1,7 +1,7 @@
-#include "ops/conv_small.h"
+#include "ops/conv/small_grid.h"
 
-#include "ops/conv_coopmat.h"
-#include "ops/conv_register_direct.h"
+#include "ops/conv/coopmat.h"
+#include "ops/conv/register_direct.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {

@@ -1,8 +1,8 @@
-#include "ops/conv_register_tiled.h"
+#include "ops/conv/register_tiled.h"
 
 #include <cstring>
 
-#include "ops/conv_splitk.h"
+#include "ops/conv/split_k.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {

@@ -1,8 +1,8 @@
-#include "ops/conv_layout.h"
+#include "ops/conv/layout.h"
 
-#include "ops/conv_coopmat.h"
-#include "ops/conv_geometry.h"
-#include "ops/conv_small.h"
+#include "ops/conv/coopmat.h"
+#include "ops/conv/geometry.h"
+#include "ops/conv/small_grid.h"
 
 namespace vkinfer::ops {
 

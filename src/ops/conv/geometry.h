@@ -1,5 +1,5 @@
-// Convolution geometry shared by the Conv lowerings (conv.cpp: direct and tiled kernels;
-// conv_coopmat.cpp: cooperative-matrix kernels): shapes, pads, strides from the node's
+// Convolution geometry shared by the Conv lowerings (conv/conv.cpp: direct and tiled kernels;
+// conv/coopmat.cpp: cooperative-matrix kernels): shapes, pads, strides from the node's
 // attributes, and the implicit-GEMM gather table.
 #pragma once
 

@@ -1,9 +1,9 @@
-#include "ops/conv_coopmat.h"
+#include "ops/conv/coopmat.h"
 
 #include <cstring>
 
-#include "ops/conv_direct.h"
-#include "ops/conv_splitk.h"
+#include "ops/conv/coopmat_direct.h"
+#include "ops/conv/split_k.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
