@@ -26,43 +26,59 @@ enum class Precision {
 const char* syncModeName(SyncMode mode);
 const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI spells them
 
-// Which stride-1 convolutions run on a direct kernel (the input window staged in shared
-// memory once instead of gathered per tap): conv2d_cmd on the tensor cores for float16,
-// conv2d_rtd on GPUs (registerTiledConv) for float32. Auto by the measured rules (wide maps,
-// kernels larger than 1x1; float32 also inputs of at least 8 channels), Off never, Always
-// wherever they can run.
-enum class DirectConv : uint8_t { Auto, Off, Always };
-
-// What the device offers kernel selection. Planning stays a pure function of the model and
-// this description: sessions fill it from their device (Session), `vkinfer plan` and
-// planJson() use it as given (the default: no optional kernels), and tests describe devices
-// they do not have (an H200, lavapipe) to check which kernels a plan gets there.
-struct DeviceCapabilities {
-    // 16x16x16 float16 x float16 -> float32 cooperative matrices at subgroup scope, with a
-    // subgroup size of 32 (VK_NV_cooperative_matrix): tensor-core Conv/Gemm/MatMul kernels
-    // for float16 tensors.
+// What the device is, as kernel selection needs to know it. Planning stays a pure function of
+// the model, these facts and a KernelPolicy: sessions fill the facts from their device,
+// `vkinfer plan` and planJson() use them as given (the default describes no device in
+// particular: no optional kernels), and tests describe devices they do not have (an H200,
+// lavapipe) to check which kernels a plan gets there.
+struct DeviceFacts {
+    // A GPU (discrete, integrated or virtual), not a CPU implementation such as lavapipe:
+    // KernelPolicy::convTiles = Auto takes the GPU tiles here.
+    bool gpu = false;
+    // 16x16x16 float16 x float16 -> float32 cooperative matrices at subgroup scope
+    // (VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix, with its feature and the Vulkan
+    // memory model enabled): tensor-core Conv/Gemm/MatMul kernels for float16 tensors, used
+    // where subgroupSize is 32.
     bool cooperativeMatrix16 = false;
-    // Testing only: the cooperative-matrix kernels with the matrix operations emulated in
-    // plain GLSL, on any device (slow; for their indexing and epilogues on lavapipe).
-    bool emulateCooperativeMatrix = false;
     uint32_t subgroupSize = 0;          // 0: unknown
     uint32_t sharedMemoryBytes = 16384; // maxComputeSharedMemorySize (16 KiB: every device)
     bool float16Arithmetic = false;     // shaderFloat16
-    // Float convolutions in 8x8-per-invocation tiles (conv2d_rt), for GPUs; CPU
-    // implementations such as lavapipe keep the 4x4 kernels (conv2d.comp). Sessions set it for
-    // devices whose type is not CPU (SessionOptions::convTiles).
-    bool registerTiledConv = false;
-    // Float convolutions too small to fill a GPU with output tiles (fewer 64x64 tiles than it
-    // has multiprocessors: 1x1 convs on 14x14 and 7x7 maps, squeeze-excitation convs) with
-    // their reduction split across a workgroup (conv2d_small), ahead of the tensor cores and
-    // the tiles. Sessions set it with registerTiledConv.
-    bool smallGridConv = false;
     // minStorageBufferOffsetAlignment (at least 16 is used): where a tensor stored inside
     // another may begin, i.e. an in-place Concat input or a Slice/Split output that is a view
     // of its input. The default suits every device.
     uint32_t storageBufferOffsetAlignment = 64;
-    // Whether the direct convolution kernels may run (sessions: the environment variable
-    // VKINFER_DIRECT_CONV=auto|off|always, for comparisons).
+};
+
+// Which tiles the float convolutions that do not run on cooperative matrices use: Auto takes
+// 8x8 outputs per invocation on GPUs (conv2d_rt, conv2d_rtd) and keeps the portable 4x4 tiles
+// (conv2d.comp) on CPU devices; Small and Large force one or the other (to compare them, or
+// to test the GPU kernels on lavapipe).
+enum class ConvTiles : uint8_t { Auto, Small, Large };
+
+// Which stride-1 convolutions run on a direct kernel (the input window staged in shared
+// memory once instead of gathered per tap): conv2d_cmd on the tensor cores for float16,
+// conv2d_rtd with the GPU tiles for float32. Auto by the measured rules (wide maps, kernels
+// larger than 1x1; float32 also inputs of at least 8 channels), Off never, Always wherever
+// they can run.
+enum class DirectConv : uint8_t { Auto, Off, Always };
+
+// What to use where several kernels can run: the user's or a test's choice, never read off
+// the device. Sessions take it from SessionOptions::kernels, with the environment variables
+// of docs/CLI.md ("Environment") applied to the fields left at their defaults.
+struct KernelPolicy {
+    // Cooperative-matrix (tensor-core) kernels where the device has them and a layer fits
+    // (float16 tensors: Precision::Float16 or a float16 model). false: the other kernels only,
+    // e.g. to compare them.
+    bool cooperativeMatrix = true;
+    // Testing only: the cooperative-matrix kernels with the matrix operations emulated in
+    // plain GLSL, on any device (slow; for their indexing and epilogues on lavapipe).
+    bool emulateCooperativeMatrix = false;
+    ConvTiles convTiles = ConvTiles::Auto;
+    // With the GPU tiles: float convolutions too small to fill a GPU with output tiles (fewer
+    // 64x64 tiles than it has multiprocessors: 1x1 convs on 14x14 and 7x7 maps,
+    // squeeze-excitation convs) split their reduction across a workgroup (conv2d_small),
+    // ahead of the tensor cores and the tiles. false: they take the tiles.
+    bool smallGridConv = true;
     DirectConv directConv = DirectConv::Auto;
 };
 
@@ -70,10 +86,11 @@ struct PlanOptions {
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
     // Byte alignment of every tensor that has storage of its own (arena, weights); tensors
-    // stored inside another follow DeviceCapabilities::storageBufferOffsetAlignment. Sessions
-    // use the larger of this and the device's minStorageBufferOffsetAlignment.
+    // stored inside another follow DeviceFacts::storageBufferOffsetAlignment. Sessions use the
+    // larger of this and the device's minStorageBufferOffsetAlignment.
     uint32_t alignment = 64;
-    DeviceCapabilities device;
+    DeviceFacts device;
+    KernelPolicy kernels;
 };
 
 struct PlanSummary {

@@ -17,9 +17,6 @@ namespace detail {
 struct SessionImpl;
 }
 
-// Which tiles the float convolutions without cooperative matrices use (SessionOptions).
-enum class ConvTiles { Auto, Small, Large };
-
 struct SessionOptions {
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
@@ -43,20 +40,11 @@ struct SessionOptions {
     // buffer, with exported or imported memory, or with a submission in flight are kept
     // regardless. 0: no limit.
     uint32_t maxCachedPlans = 8;
-    // Use cooperative-matrix (tensor-core) kernels where the device has them and a layer fits
-    // (float16 tensors: Precision::Float16 or a float16 model). false: the portable kernels
-    // only, e.g. to compare the two.
-    bool cooperativeMatrix = true;
-    // Testing only: run the cooperative-matrix kernels with their matrix operations emulated
-    // in plain GLSL, on any device (slow).
-    bool emulateCooperativeMatrix = false;
-    // Float convolutions that do not run on cooperative matrices: Auto takes 8x8 outputs per
-    // invocation on GPUs, and for layers too small for tiles a kernel that splits their
-    // reduction across a workgroup (both faster on the H200, docs/BENCHMARKS.md), and keeps
-    // the 4x4 tiles on CPU devices such as lavapipe; Small and Large force one or the other
-    // (to compare them, or to test the GPU kernels on lavapipe). The environment variable
-    // VKINFER_CONV_TILES=small|large|auto overrides Auto (another value fails Session::create).
-    ConvTiles convTiles = ConvTiles::Auto;
+    // Which kernels to use where several can run (tensor cores, tile shapes, direct
+    // convolutions; plan.h). The environment variables VKINFER_CONV_TILES and
+    // VKINFER_DIRECT_CONV set the fields left at Auto (docs/CLI.md, "Environment"); a value
+    // they do not know fails Session::create.
+    KernelPolicy kernels;
 };
 
 // A submission in flight (Session::submit). Values increase by one per submission; the

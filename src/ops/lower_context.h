@@ -7,7 +7,7 @@
 
 #include "graph/graph.h"
 #include "ops/dispatch.h"
-#include "vkinfer/plan.h"
+#include "ops/kernel_target.h"
 
 namespace vkinfer::ops {
 
@@ -24,15 +24,11 @@ inline int aliasRoot(const std::vector<int>& parent, const std::vector<int64_t>&
 
 class LowerContext {
 public:
-    LowerContext(graph::Graph& g, std::vector<Dispatch>& out, const DeviceCapabilities& device = {})
-        : g_(g), out_(out), device_(device) {}
+    LowerContext(graph::Graph& g, std::vector<Dispatch>& out, const KernelTarget& target = {})
+        : g_(g), out_(out), target_(target) {}
 
-    // What kernel selection may use (PlanOptions::device).
-    const DeviceCapabilities& device() const { return device_; }
-    // Cooperative-matrix kernels are available (natively, or emulated for tests).
-    bool cooperativeMatrix() const {
-        return device_.emulateCooperativeMatrix || (device_.cooperativeMatrix16 && device_.subgroupSize == 32);
-    }
+    // What kernel selection may use (PlanOptions::device and ::kernels, resolved).
+    const KernelTarget& target() const { return target_; }
 
     graph::Graph& graph() { return g_; }
     const graph::Graph& graph() const { return g_; }
@@ -95,7 +91,7 @@ public:
 private:
     graph::Graph& g_;
     std::vector<Dispatch>& out_;
-    DeviceCapabilities device_;
+    KernelTarget target_;
     int node_ = -1;
     const std::vector<int>* aliasParent_ = nullptr;
     const std::vector<int64_t>* aliasOffset_ = nullptr;

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ops/conv/layout.h"
+#include "ops/kernel_target.h"
 #include "ops/lower_context.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -229,7 +230,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
 
     // Lowering.
     std::vector<ops::Dispatch> dispatches;
-    ops::LowerContext ctx(g, dispatches, options.device);
+    ops::LowerContext ctx(g, dispatches, ops::resolveKernelTarget(options.device, options.kernels));
     ctx.setAliases(&al.parent, &al.offset);
     const std::vector<char> channelsLast = ops::chooseChannelsLast(ctx, al.parent);
     for (size_t v = 0; v < channelsLast.size(); ++v)

@@ -2,15 +2,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/environment.h"
 #include "core/error.h"
 #include "runtime/context_impl.h"
 
 namespace vkinfer {
-
-bool validationRequestedByEnvironment() {
-    const char* v = std::getenv("VKINFER_VALIDATE");
-    return v && *v && std::strcmp(v, "0") != 0;
-}
 
 namespace detail {
 
@@ -62,7 +58,7 @@ Result<std::vector<DeviceInfo>> listDevices() {
 Result<Context> Context::create(const ContextOptions& options) {
     return guardResult<Context>([&] {
         auto impl = std::make_shared<detail::ContextImpl>();
-        impl->instance = std::make_unique<vk::Instance>(options.validate || validationRequestedByEnvironment());
+        impl->instance = std::make_unique<vk::Instance>(env::validate(options.validate));
         auto phys = impl->instance->physicalDevices();
         std::vector<DeviceInfo> infos;
         for (uint32_t i = 0; i < phys.size(); ++i)

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/environment.h"
 #include "core/error.h"
 #include "runtime/model_data.h"
 #include "passes/specialize.h"
@@ -18,21 +19,7 @@ namespace detail {
 
 SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
     : context(std::move(c)), model(std::move(m)), options(o) {
-    convTiles = options.convTiles;
-    if (const char* env = std::getenv("VKINFER_CONV_TILES"); env && *env && convTiles == ConvTiles::Auto) {
-        std::string v = env;
-        if (v == "small") convTiles = ConvTiles::Small;
-        else if (v == "large") convTiles = ConvTiles::Large;
-        else if (v != "auto")
-            fail(ErrorCode::InvalidArgument, "VKINFER_CONV_TILES must be small, large or auto (got '{}')", v);
-    }
-    if (const char* env = std::getenv("VKINFER_DIRECT_CONV"); env && *env) {
-        std::string v = env;
-        if (v == "off") directConv = DirectConv::Off;
-        else if (v == "always") directConv = DirectConv::Always;
-        else if (v != "auto")
-            fail(ErrorCode::InvalidArgument, "VKINFER_DIRECT_CONV must be auto, off or always (got '{}')", v);
-    }
+    kernels = env::applyToKernelPolicy(options.kernels);
     if (options.framesInFlight < 1 || options.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
              options.framesInFlight);
@@ -59,19 +46,17 @@ PlanOptions SessionImpl::planOptions() const {
     po.alignment = context.impl()->planAlignment(po.alignment);
     const auto& dev = *context.impl()->device;
     const DeviceInfo& info = context.impl()->info;
+    po.device.gpu = info.type != "CPU";
     po.device.subgroupSize = info.subgroupSize;
     po.device.sharedMemoryBytes = info.sharedMemoryBytes;
     po.device.float16Arithmetic = dev.enabled().has(vk::Feature::ShaderFloat16);
     // Tensor cores: an extension and its feature enabled, with the 16x16x16 float16 -> float32
     // shape among those its driver reports (the pipeline cache knows which form it creates).
-    po.device.cooperativeMatrix16 = options.cooperativeMatrix && context.impl()->pipelines->cooperativeMatrices() &&
+    po.device.cooperativeMatrix16 = context.impl()->pipelines->cooperativeMatrices() &&
                                     dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
-    po.device.emulateCooperativeMatrix = options.emulateCooperativeMatrix;
-    po.device.registerTiledConv = convTiles == ConvTiles::Large || (convTiles == ConvTiles::Auto && info.type != "CPU");
-    po.device.smallGridConv = po.device.registerTiledConv;
     po.device.storageBufferOffsetAlignment = static_cast<uint32_t>(info.minStorageBufferOffsetAlignment);
-    po.device.directConv = directConv;
+    po.kernels = kernels;
     return po;
 }
 

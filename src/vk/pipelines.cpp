@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/environment.h"
 #include "core/kernel_table.h"
 #include "vk/check.h"
 #include "vk/coopmat_khr.h"
@@ -17,8 +18,7 @@ PipelineCache::PipelineCache(Device& device, bool validated) : device_(device) {
     // The KHR form where the device offers it: on the H200 NVIDIA's driver runs it 1-7% faster
     // than the NV form of the same kernels (docs/BENCHMARKS.md). VKINFER_COOPMAT=nv keeps the
     // NV form where both are there, to compare them; so does the validation layer.
-    const char* force = std::getenv("VKINFER_COOPMAT");
-    const bool preferNv = ((force && std::string_view(force) == "nv") || validated) && nvMatrices_;
+    const bool preferNv = (env::preferNvCooperativeMatrix() || validated) && nvMatrices_;
     khrMatrices_ = on.has(Feature::CooperativeMatrixKHR) && device_.info().cooperativeMatrix16x16x16Khr && !preferNv;
     VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     VK_CHECK(vkCreatePipelineCache(device_.handle(), &info, nullptr, &cache_));

@@ -52,11 +52,12 @@ std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b) {
     return in;
 }
 
-json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev, Precision precision) {
+json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceDescription& dev, Precision precision) {
     auto model = b.build();
     PlanOptions o;
     o.precision = precision;
-    o.device = dev;
+    o.device = dev.facts;
+    o.kernels = dev.kernels;
     auto j = planJson(*model, shapes, o);
     if (!j.ok()) {
         ADD_FAILURE() << j.status().toString();
@@ -65,7 +66,7 @@ json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCap
     return json::parse(*j);
 }
 
-std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceDescription& dev,
                                      Precision precision) {
     const json plan = planReport(b, shapes, dev, precision);
     if (plan.is_null()) return {};
@@ -75,7 +76,7 @@ std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& sh
 }
 
 std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const DeviceCapabilities& device, Precision precision) {
+                                     const DeviceDescription& device, Precision precision) {
     InputShapes shapes;
     for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
     std::vector<std::string> kernels;
@@ -97,19 +98,21 @@ std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info) {
 }
 
 void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
-                              Precision precision, bool emulateCooperativeMatrix) {
+                              Precision precision, bool emulateCooperativeMatrix, DirectConv direct) {
     SessionOptions o;
     o.precision = precision;
-    o.convTiles = ConvTiles::Large;
-    o.emulateCooperativeMatrix = emulateCooperativeMatrix;
+    o.kernels.convTiles = ConvTiles::Large;
+    o.kernels.emulateCooperativeMatrix = emulateCooperativeMatrix;
+    o.kernels.directConv = direct;
     expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
 }
 
 void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const std::string& what) {
+                                     const std::string& what, DirectConv direct) {
     SessionOptions o;
     o.precision = Precision::Float16;
-    o.emulateCooperativeMatrix = true;
+    o.kernels.emulateCooperativeMatrix = true;
+    o.kernels.directConv = direct;
     expectGpuMatchesCpuWith(b, inputs, what + " (emulated)", coopmatTolerance(), o);
     const DeviceInfo& dev = gpuContext().device();
     if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
@@ -117,7 +120,8 @@ void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<Nam
         nv.precision = Precision::Float16;
         // Maps narrower than a fragment would go to conv2d_small on a GPU (conv/small_grid.h); the
         // portable tiles keep every case here on the tensor cores.
-        nv.convTiles = ConvTiles::Small;
+        nv.kernels.convTiles = ConvTiles::Small;
+        nv.kernels.directConv = direct;
         expectGpuMatchesCpuWith(b, inputs, what + " (tensor cores)", coopmatTolerance(), nv);
     }
 }
@@ -128,14 +132,13 @@ bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels) {
     });
 }
 
-DeviceCapabilities h200Description() {
-    DeviceCapabilities d;
-    d.cooperativeMatrix16 = true;
-    d.subgroupSize = 32;
-    d.sharedMemoryBytes = 48 * 1024;
-    d.float16Arithmetic = true;
-    d.registerTiledConv = true;
-    d.smallGridConv = true;
+DeviceDescription h200Description() {
+    DeviceDescription d;
+    d.facts.gpu = true;
+    d.facts.cooperativeMatrix16 = true;
+    d.facts.subgroupSize = 32;
+    d.facts.sharedMemoryBytes = 48 * 1024;
+    d.facts.float16Arithmetic = true;
     return d;
 }
 

@@ -33,16 +33,22 @@ struct ConvCase {
 OnnxBuilder convModel(const ConvCase& c);
 std::vector<NamedTensor> inputsOf(const ConvCase& c, const OnnxBuilder& b);
 
+// A device as plans see it: what it is and the kernel policy a session would apply.
+struct DeviceDescription {
+    DeviceFacts facts;
+    KernelPolicy kernels;
+};
+
 // The plan at `precision` on `dev` as `vkinfer plan --json` reports it (a test failure and
 // null when it cannot be planned).
-nlohmann::json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+nlohmann::json planReport(const OnnxBuilder& b, const InputShapes& shapes, const DeviceDescription& dev,
                           Precision precision = Precision::Float16);
 // Every kernel of the plan at `precision` on `dev`, in schedule order.
-std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceCapabilities& dev,
+std::vector<std::string> planKernels(const OnnxBuilder& b, const InputShapes& shapes, const DeviceDescription& dev,
                                      Precision precision = Precision::Float16);
 // The conv kernels of the plan on `device`.
 std::vector<std::string> convKernels(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const DeviceCapabilities& device, Precision precision = Precision::Float16);
+                                     const DeviceDescription& device, Precision precision = Precision::Float16);
 
 // One case of a kernel test's table in one precision (parameterized tests), every case in
 // both, and the test name ("case3_fp16").
@@ -53,37 +59,29 @@ struct ConvRun {
 std::vector<ConvRun> inBothPrecisions(size_t cases);
 std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info);
 
-// The GPU kernels forced on any device (SessionOptions::convTiles = Large; with the tensor
-// cores emulated if asked), against the CPU reference at the precision's tolerance.
+// The GPU kernels forced on any device (KernelPolicy::convTiles = Large; with the tensor
+// cores emulated if asked), against the CPU reference at the precision's tolerance. `direct`:
+// Always puts the direct kernels (conv2d_cmd, conv2d_rtd) wherever they can run (test maps are
+// too small for the rules' grids), Off keeps the tests of the gathering kernels on them.
 void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
-                              Precision precision, bool emulateCooperativeMatrix = false);
+                              Precision precision, bool emulateCooperativeMatrix = false,
+                              DirectConv direct = DirectConv::Auto);
 // The float16 model against the CPU on the emulated cooperative-matrix kernels, and on the
 // tensor cores too where the device has them (with the portable tiles for what they reject,
 // so that maps narrower than a fragment stay on the tensor cores too).
 void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
-                                     const std::string& what);
+                                     const std::string& what, DirectConv direct = DirectConv::Auto);
 // Whether a tensor-core conv among `kernels` reads its input channels-last.
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
 
-// VKINFER_DIRECT_CONV for the sessions of a scope: "always" puts the direct kernels
-// (conv2d_cmd, conv2d_rtd) wherever they can run (test maps are too small for the rules'
-// grids), "off" keeps the tests of the gathering kernels on them.
-class ScopedDirectConv {
-public:
-    explicit ScopedDirectConv(const char* policy) { ::setenv("VKINFER_DIRECT_CONV", policy, 1); }
-    ~ScopedDirectConv() { ::unsetenv("VKINFER_DIRECT_CONV"); }
-    ScopedDirectConv(const ScopedDirectConv&) = delete;
-    ScopedDirectConv& operator=(const ScopedDirectConv&) = delete;
-};
-
 // `d` with the direct kernels' policy set.
-inline DeviceCapabilities withDirect(DeviceCapabilities d, DirectConv policy) {
-    d.directConv = policy;
+inline DeviceDescription withDirect(DeviceDescription d, DirectConv policy) {
+    d.kernels.directConv = policy;
     return d;
 }
 
-// The H200 as a session describes it (docs/BENCHMARKS.md: subgroup 32, 48 KiB shared memory,
-// a GPU: register-tiled float convolutions and conv2d_small for layers too small for tiles).
-DeviceCapabilities h200Description();
+// The H200 as a session describes it (docs/BENCHMARKS.md: a GPU with tensor cores, subgroup
+// 32, 48 KiB shared memory), with the default policy.
+DeviceDescription h200Description();
 
 }  // namespace vkinfer::testing

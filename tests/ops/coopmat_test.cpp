@@ -1,6 +1,6 @@
 // Cooperative-matrix (tensor-core) kernels. On a device that has them (the H200:
 // VK_NV_cooperative_matrix) the NV variants run; everywhere, the emulated variants
-// (SessionOptions::emulateCooperativeMatrix: the same tiling, indexing, split-K and epilogues
+// (KernelPolicy::emulateCooperativeMatrix: the same tiling, indexing, split-K and epilogues
 // with the 16x16 matrix operations spelled in plain GLSL) run against the float32 CPU
 // reference, so the kernels' logic is tested on lavapipe too. Float16 precision throughout.
 #include <nlohmann/json.hpp>
@@ -16,9 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-DeviceCapabilities emulated() {
-    DeviceCapabilities d;
-    d.emulateCooperativeMatrix = true;
+DeviceDescription emulated() {
+    DeviceDescription d;
+    d.kernels.emulateCooperativeMatrix = true;
     return d;
 }
 
@@ -47,15 +47,15 @@ const std::vector<ConvCase>& cases() {
 // portable ones, depthwise convolutions their own.
 TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     // The gathering kernel's choices: the direct one (direct_conv_test.cpp) is off.
-    DeviceCapabilities h200 = h200Description();
-    h200.directConv = DirectConv::Off;
-    DeviceCapabilities lavapipe;
-    lavapipe.subgroupSize = 8;
-    lavapipe.sharedMemoryBytes = 32 * 1024;
-    lavapipe.float16Arithmetic = true;
-    DeviceCapabilities coopmatWrongSubgroup = h200;
-    coopmatWrongSubgroup.subgroupSize = 64;
-    coopmatWrongSubgroup.registerTiledConv = false;  // the portable kernel, as on lavapipe
+    DeviceDescription h200 = h200Description();
+    h200.kernels.directConv = DirectConv::Off;
+    DeviceDescription lavapipe;
+    lavapipe.facts.subgroupSize = 8;
+    lavapipe.facts.sharedMemoryBytes = 32 * 1024;
+    lavapipe.facts.float16Arithmetic = true;
+    DeviceDescription coopmatWrongSubgroup = h200;
+    coopmatWrongSubgroup.facts.subgroupSize = 64;
+    coopmatWrongSubgroup.kernels.convTiles = ConvTiles::Small;  // the portable kernel, as on lavapipe
 
     // 144x144: enough pixel tiles (162) that neither kernel splits the reduction.
     ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
@@ -96,7 +96,8 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     // Float32 precision never takes the float16 tensor-core path.
     auto model = b.build();
     PlanOptions o;
-    o.device = h200;
+    o.device = h200.facts;
+    o.kernels = h200.kernels;
     auto j = planJson(*model, {{"x", big.x}}, o);
     ASSERT_TRUE(j.ok());
     EXPECT_EQ(j->find("conv2d_cm"), std::string::npos);
@@ -110,7 +111,7 @@ TEST(CoopmatConv, WeightsPackedPerGroupWithZeroPadding) {
     auto model = b.build();
     PlanOptions o;
     o.precision = Precision::Float16;
-    o.device = emulated();
+    o.kernels = emulated().kernels;
     auto j = planJson(*model, {{"x", c.x}}, o);
     ASSERT_TRUE(j.ok()) << j.status().toString();
     json plan = json::parse(*j);
@@ -202,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 7),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
 TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
-    const DeviceCapabilities h200 = h200Description();
+    const DeviceDescription h200 = h200Description();
     // A batch-1 classifier (1 x 1280 by 1280 x 1000): one row, memory-bound: portable kernel.
     GemmCase classifier{"classifier", {1, 1280}, {1280, 1000}};
     auto k = planKernels(gemmModel(classifier), {{"a", classifier.a}}, h200);
@@ -303,7 +304,7 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
     for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200Description()))
         EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
     // A stem with a reduction too short for the tensor cores (3 channels x 3x3) runs on
-    // conv2d_small (a 12x12 map is one tile; conv2d.comp without DeviceCapabilities::
+    // conv2d_small (a 12x12 map is one tile; conv2d.comp without KernelPolicy::
     // smallGridConv, below) and still writes channels-last for the tensor-core conv after it.
     std::vector<ChainConv> stem{{"x", "a", 3, 16}, {"a", "b", 16, 32}, {"b", "y", 32, 16}};
     const Shape x3{1, 3, 12, 12};
@@ -313,7 +314,7 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
                             [](const std::string& name) { return name.find("_nhwc") != std::string::npos; }),
               2);
     // Lavapipe-like devices have no tensor cores, so nothing changes layout.
-    DeviceCapabilities none;
+    DeviceDescription none;
     for (const auto& name : planKernels(chainModel("none", x, residualChain()), {{"x", x}}, none))
         EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
 }
@@ -376,7 +377,7 @@ TEST(CoopmatConv, NativeKernelsRunWhereTheDeviceHasThem) {
                         "tested on the GPU machine (docs/BENCHMARKS.md); the emulated ones ran above";
     // The session describes its device as the H200 description above does, so its plan takes
     // the tensor-core kernel that description selects.
-    const DeviceCapabilities h200 = h200Description();
+    const DeviceDescription h200 = h200Description();
     ConvCase big{"big", {1, 64, 144, 144}, 64, 3};
     OnnxBuilder b = convModel(big);
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, big.x)}};

@@ -33,9 +33,8 @@ int64_t count(const std::vector<std::string>& kernels, const std::string& prefix
 const Shape kLarge{1, 8, 64, 66};
 
 TEST(DepthToSpaceFusion, OneDispatchWhereTheKernelStoresTheShuffle) {
-    DeviceCapabilities gpu;
-    gpu.registerTiledConv = true;
-    gpu.smallGridConv = true;
+    DeviceDescription gpu;
+    gpu.kernels.convTiles = ConvTiles::Large;
     for (const char* mode : {"DCR", "CRD"}) {
         SCOPED_TRACE(mode);
         auto fp32 = planKernels(upscalerTail(kLarge, 2, mode), {{"x", kLarge}}, gpu, Precision::Float32);
@@ -47,7 +46,7 @@ TEST(DepthToSpaceFusion, OneDispatchWhereTheKernelStoresTheShuffle) {
         EXPECT_EQ(count(fp16, "copy_strided"), 0) << ::testing::PrintToString(fp16);
         EXPECT_EQ(count(fp16, "unary"), 0) << ::testing::PrintToString(fp16);
         // The portable kernels (lavapipe): the conv, then the copy; the Sigmoid still fused.
-        auto cpu = planKernels(upscalerTail(kLarge, 2, mode), {{"x", kLarge}}, DeviceCapabilities{}, Precision::Float32);
+        auto cpu = planKernels(upscalerTail(kLarge, 2, mode), {{"x", kLarge}}, DeviceDescription{}, Precision::Float32);
         EXPECT_EQ(cpu, (std::vector<std::string>{"conv2d_t16x128_f32", "copy_strided_b32"}));
     }
 }
@@ -55,7 +54,7 @@ TEST(DepthToSpaceFusion, OneDispatchWhereTheKernelStoresTheShuffle) {
 TEST(DepthToSpaceFusion, NotFusedWhereTheConvOutputIsReadElsewhere) {
     OnnxBuilder b = upscalerTail(kLarge, 2, "DCR");
     b.output("c");  // the conv's own output observed
-    auto kernels = planKernels(b, {{"x", kLarge}}, DeviceCapabilities{}, Precision::Float32);
+    auto kernels = planKernels(b, {{"x", kLarge}}, DeviceDescription{}, Precision::Float32);
     EXPECT_EQ(count(kernels, "copy_strided"), 1) << ::testing::PrintToString(kernels);
     EXPECT_EQ(count(kernels, "unary"), 1) << "the Sigmoid follows the DepthToSpace, not the conv";
 }
@@ -88,8 +87,8 @@ TEST(DepthToSpaceFusion, MatchesCpuReferenceOnEveryKernelPath) {
                 p.what + ", " + t.mode + ", r=" + std::to_string(t.r) + ", " + ::testing::PrintToString(t.x);
             SessionOptions o;
             o.precision = p.precision;
-            o.convTiles = p.tiles;
-            o.emulateCooperativeMatrix = p.emulateTensorCores;
+            o.kernels.convTiles = p.tiles;
+            o.kernels.emulateCooperativeMatrix = p.emulateTensorCores;
             expectGpuMatchesCpuWith(upscalerTail(t.x, t.r, t.mode), {{"x", rnd(t.x, what)}}, what,
                                     p.precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
         }

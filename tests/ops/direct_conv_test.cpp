@@ -120,16 +120,16 @@ TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
     }
 }
 
-DeviceCapabilities emulated() {
-    DeviceCapabilities d;
-    d.emulateCooperativeMatrix = true;
-    d.sharedMemoryBytes = 32 * 1024;
+DeviceDescription emulated() {
+    DeviceDescription d;
+    d.kernels.emulateCooperativeMatrix = true;
+    d.facts.sharedMemoryBytes = 32 * 1024;
     return d;
 }
 
 TEST(DirectConvSelection, WideStrideOneMapsOnTheTensorCores) {
-    const DeviceCapabilities h200 = h200Description();
-    auto kernelsFor = [](const ConvCase& c, const DeviceCapabilities& d) {
+    const DeviceDescription h200 = h200Description();
+    auto kernelsFor = [](const ConvCase& c, const DeviceDescription& d) {
         std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, c.x)}};
         return convKernels(convModel(c), in, d);
     };
@@ -162,9 +162,9 @@ TEST(DirectConvSelection, WideStrideOneMapsOnTheTensorCores) {
     for (const auto& k : convKernels(convModel(wide), in, h200, Precision::Float32))
         EXPECT_EQ(k.rfind("conv2d_cmd", 0), std::string::npos) << k;
     // Devices without tensor cores never.
-    DeviceCapabilities lavapipe;
-    lavapipe.subgroupSize = 8;
-    lavapipe.sharedMemoryBytes = 32 * 1024;
+    DeviceDescription lavapipe;
+    lavapipe.facts.subgroupSize = 8;
+    lavapipe.facts.sharedMemoryBytes = 32 * 1024;
     EXPECT_EQ(kernelsFor(wide, lavapipe), V{"conv2d_t64x64_f16"});
 }
 
@@ -206,8 +206,7 @@ TEST_P(DirectConvRuns, MatchCpuReference) {
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0].rfind("conv2d_cmd", 0), 0u) << c.what << ": " << kernels[0];
     VKINFER_REQUIRE_GPU();
-    ScopedDirectConv always("always");
-    expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
+    expectEmulatedAndNativeMatchCpu(b, inputs, c.what, DirectConv::Always);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, DirectConvRuns, ::testing::Range<size_t>(0, 9),
@@ -217,8 +216,7 @@ INSTANTIATE_TEST_SUITE_P(Conv, DirectConvRuns, ::testing::Range<size_t>(0, 9),
 // cores, against the CPU.
 void expectChainMatchesCpu(const OnnxBuilder& b, const Shape& x, const std::string& what) {
     VKINFER_REQUIRE_GPU();
-    ScopedDirectConv always("always");
-    expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, what + " x")}}, what);
+    expectEmulatedAndNativeMatchCpu(b, {{"x", rnd(x, what + " x")}}, what, DirectConv::Always);
 }
 
 struct Layer {

@@ -1,7 +1,7 @@
 // The float32 direct convolution on FMA units (conv2d_rtd.comp, ops/conv/register_direct.h):
 // tile choice, weight packing and selection as pure functions of device descriptions, and
-// the kernel against the CPU reference. On lavapipe it runs because SessionOptions::convTiles
-// = Large makes the session a GPU's and VKINFER_DIRECT_CONV=always lifts the grid rule.
+// the kernel against the CPU reference. On lavapipe it runs because KernelPolicy::convTiles =
+// Large makes the session a GPU's and DirectConv::Always lifts the grid rule.
 #include "ops/conv_cases.h"
 #include "ops/conv/register_direct.h"
 #include "ops/op_harness.h"
@@ -74,8 +74,8 @@ TEST(RegisterDirectConvTile, WeightsPackedPerMTileChunkChannelTapAndRow) {
 }
 
 TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
-    const DeviceCapabilities h200 = h200Description();
-    auto kernelsFor = [](const ConvCase& c, const DeviceCapabilities& d, Precision p = Precision::Float32) {
+    const DeviceDescription h200 = h200Description();
+    auto kernelsFor = [](const ConvCase& c, const DeviceDescription& d, Precision p = Precision::Float32) {
         std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, c.x)}};
         return convKernels(convModel(c), in, d, p);
     };
@@ -101,8 +101,8 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
     ConvCase strided{"strided", {1, 64, 512, 512}, 64, 3, 2};
     EXPECT_EQ(kernelsFor(strided, h200)[0].rfind("conv2d_rtd", 0), std::string::npos);
     EXPECT_EQ(kernelsFor(body, h200, Precision::Float16)[0].rfind("conv2d_cmd", 0), 0u);
-    DeviceCapabilities lavapipe;
-    lavapipe.sharedMemoryBytes = 32 * 1024;
+    DeviceDescription lavapipe;
+    lavapipe.facts.sharedMemoryBytes = 32 * 1024;
     EXPECT_EQ(kernelsFor(body, withDirect(lavapipe, DirectConv::Always)), V{"conv2d_t64x64_f32"});
 }
 
@@ -139,12 +139,12 @@ const std::vector<ConvCase>& runCases() {
     return all;
 }
 
-// lavapipe as a session with ConvTiles::Large and VKINFER_DIRECT_CONV=always describes it.
-DeviceCapabilities lavapipeAsGpu() {
-    DeviceCapabilities d;
-    d.registerTiledConv = d.smallGridConv = true;
-    d.sharedMemoryBytes = 32 * 1024;
-    d.directConv = DirectConv::Always;
+// lavapipe as a session with ConvTiles::Large and DirectConv::Always describes it.
+DeviceDescription lavapipeAsGpu() {
+    DeviceDescription d;
+    d.kernels.convTiles = ConvTiles::Large;
+    d.facts.sharedMemoryBytes = 32 * 1024;
+    d.kernels.directConv = DirectConv::Always;
     return d;
 }
 
@@ -154,13 +154,12 @@ TEST_P(RegisterDirectConvRuns, MatchCpuReference) {
     const ConvCase& c = runCases()[GetParam()];
     OnnxBuilder b = convModel(c);
     auto inputs = inputsOf(c, b);
-    DeviceCapabilities gpu = lavapipeAsGpu();
+    DeviceDescription gpu = lavapipeAsGpu();
     auto kernels = convKernels(b, inputs, gpu, Precision::Float32);
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0].rfind("conv2d_rtd", 0), 0u) << c.what << ": " << kernels[0];
     VKINFER_REQUIRE_GPU();
-    ScopedDirectConv always("always");
-    expectGpuKernelsMatchCpu(b, inputs, c.what, Precision::Float32);
+    expectGpuKernelsMatchCpu(b, inputs, c.what, Precision::Float32, false, DirectConv::Always);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, RegisterDirectConvRuns, ::testing::Range<size_t>(0, 7),
@@ -177,13 +176,13 @@ TEST(RegisterDirectConvRuns, RectangularWindowAndShuffledStore) {
     attr(b.node("Conv", {"x", "w", "b"}, {"c"}, "conv"), "pads", std::vector<int64_t>{1, 2, 1, 2});
     attr(b.node("DepthToSpace", {"c"}, {"d"}, "shuffle"), "blocksize", int64_t{2});
     b.node("Sigmoid", {"d"}, {"y"});
-    DeviceCapabilities gpu = lavapipeAsGpu();
+    DeviceDescription gpu = lavapipeAsGpu();
     auto kernels = planKernels(b, {{"x", x}}, gpu, Precision::Float32);
     ASSERT_EQ(kernels.size(), 1u) << "conv, shuffle and sigmoid in one dispatch";
     EXPECT_EQ(kernels[0], "conv2d_rtd16_k5_f32");
     VKINFER_REQUIRE_GPU();
-    ScopedDirectConv always("always");
-    expectGpuKernelsMatchCpu(b, {{"x", rnd(x, "rect x")}}, "3x5 window, shuffled", Precision::Float32);
+    expectGpuKernelsMatchCpu(b, {{"x", rnd(x, "rect x")}}, "3x5 window, shuffled", Precision::Float32, false,
+                             DirectConv::Always);
 }
 
 }  // namespace

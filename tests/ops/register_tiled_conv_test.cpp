@@ -1,7 +1,7 @@
 // Float convolutions with 8x8 outputs per invocation (conv2d_rt.comp): the tile choice and
 // weight packing as pure functions, which devices get them (GPUs; CPU devices keep
 // conv2d.comp), and every tile shape with its epilogues against the CPU reference. On lavapipe
-// they run because SessionOptions::convTiles = Large forces them.
+// they run because SessionOptions::kernels.convTiles = Large forces them.
 #include <cstdlib>
 
 #include "core/half.h"
@@ -98,12 +98,13 @@ TEST(RegisterTiledConv, ReductionTableRowsPastKFallOutsideTheImage) {
 // at plan time) keep the others.
 TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     // (The direct kernel off: it would take the wide float32 maps here, register_direct_conv_test.cpp.)
-    DeviceCapabilities gpu;
-    gpu.registerTiledConv = true;
-    gpu.directConv = DirectConv::Off;
-    DeviceCapabilities h200 = h200Description();
-    h200.directConv = DirectConv::Off;
-    DeviceCapabilities cpu;
+    DeviceDescription gpu;
+    gpu.kernels.convTiles = ConvTiles::Large;
+    gpu.kernels.smallGridConv = false;
+    gpu.kernels.directConv = DirectConv::Off;
+    DeviceDescription h200 = h200Description();
+    h200.kernels.directConv = DirectConv::Off;
+    DeviceDescription cpu;
     // 288x288: 648 tiles of 64x128, 2592 warps, enough that nothing splits its reduction.
     ConvCase big{"big", {1, 64, 288, 288}, 64, 3};
     std::vector<NamedTensor> inBig{{"x", Tensor(DataType::Float32, big.x)}};
@@ -202,15 +203,15 @@ TEST_P(RegisterTiledConvRuns, MatchCpuReference) {
     const Precision precision = GetParam().precision;
     OnnxBuilder b = convModel(c);
     auto inputs = inputsOf(c, b);
-    DeviceCapabilities gpu;
-    gpu.registerTiledConv = true;
-    gpu.directConv = DirectConv::Off;
+    DeviceDescription gpu;
+    gpu.kernels.convTiles = ConvTiles::Large;
+    gpu.kernels.smallGridConv = false;
+    gpu.kernels.directConv = DirectConv::Off;
     auto kernels = convKernels(b, inputs, gpu, precision);
     ASSERT_FALSE(kernels.empty());
     EXPECT_EQ(kernels[0], kernel + (precision == Precision::Float16 ? "_f16" : "_f32")) << c.what;
     VKINFER_REQUIRE_GPU();
-    ScopedDirectConv off("off");
-    expectGpuKernelsMatchCpu(b, inputs, c.what, precision);
+    expectGpuKernelsMatchCpu(b, inputs, c.what, precision, false, DirectConv::Off);
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, RegisterTiledConvRuns, ::testing::ValuesIn(inBothPrecisions(cases().size())),
@@ -228,9 +229,10 @@ TEST(RegisterTiledConv, WritesChannelsLastForATensorCoreConsumer) {
     attr(grouped, "group", int64_t{2});
     b.node("Relu", {"a"}, {"r"});
     attr(b.node("Conv", {"r", "w2", "b2"}, {"y"}, "body"), "pads", std::vector<int64_t>{1, 1, 1, 1});
-    DeviceCapabilities d;
-    d.emulateCooperativeMatrix = true;
-    d.registerTiledConv = true;
+    DeviceDescription d;
+    d.kernels.emulateCooperativeMatrix = true;
+    d.kernels.convTiles = ConvTiles::Large;
+    d.kernels.smallGridConv = false;
     auto kernels = convKernels(b, {{"x", Tensor(DataType::Float32, {1, 16, 20, 24})}}, d);
     ASSERT_GE(kernels.size(), 2u);
     EXPECT_EQ(kernels[0], "conv2d_rt16x128_f16");

@@ -1,7 +1,7 @@
 // Convolutions too small to fill a GPU with output tiles (conv2d_small.comp): the workgroup
 // shape and the selection as pure functions of the geometry and the described device, and
 // the kernel against the CPU reference in float32 and float16. On lavapipe it runs because
-// SessionOptions::convTiles = Large forces the GPU kernels.
+// SessionOptions::kernels.convTiles = Large forces the GPU kernels.
 
 #include "ops/conv_cases.h"
 #include "ops/conv/small_grid.h"
@@ -48,20 +48,19 @@ TEST(SmallConvShape, OutputTilesCountGroupsChannelsAndPixels) {
 }
 
 // A GPU without tensor cores, as a session on lavapipe with ConvTiles::Large describes it.
-DeviceCapabilities gpuWithoutTensorCores() {
-    DeviceCapabilities d;
-    d.registerTiledConv = true;
-    d.smallGridConv = true;
+DeviceDescription gpuWithoutTensorCores() {
+    DeviceDescription d;
+    d.kernels.convTiles = ConvTiles::Large;
     return d;
 }
 
-// GPUs (DeviceCapabilities::smallGridConv) take conv2d_small for layers with few output tiles
+// GPUs (KernelPolicy::smallGridConv) take conv2d_small for layers with few output tiles
 // and few multiply-adds; where the tensor cores take a layer (the H200 in float16), only for
 // maps narrower than a fragment. Large layers, depthwise ones and CPU devices keep their
 // kernels.
 TEST(SmallConvSelection, ByDeviceDescriptionAndShape) {
-    const DeviceCapabilities h200 = h200Description();
-    DeviceCapabilities cpu;
+    const DeviceDescription h200 = h200Description();
+    DeviceDescription cpu;
     ConvCase shuffle{"shuffle", {1, 116, 14, 14}, 116, 1, 1, 1, 0, true, false, true};
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, shuffle.x)}};
     OnnxBuilder b = convModel(shuffle);
@@ -141,10 +140,9 @@ TEST(SmallConv, WritesChannelsLastForATensorCoreConsumer) {
     b.node("Conv", {"x", "w1", "b1"}, {"a"}, "expand");
     b.node("Relu", {"a"}, {"r"});
     attr(b.node("Conv", {"r", "w2", "b2"}, {"y"}, "body"), "pads", std::vector<int64_t>{1, 1, 1, 1});
-    DeviceCapabilities d;
-    d.emulateCooperativeMatrix = true;
-    d.registerTiledConv = true;
-    d.smallGridConv = true;
+    DeviceDescription d;
+    d.kernels.emulateCooperativeMatrix = true;
+    d.kernels.convTiles = ConvTiles::Large;
     auto kernels = convKernels(b, {{"x", Tensor(DataType::Float32, {1, 16, 8, 8})}}, d);
     ASSERT_GE(kernels.size(), 2u);
     EXPECT_EQ(kernels[0], "conv2d_small_f16");

@@ -4,12 +4,8 @@
 #include <cmath>
 
 #include "ops/activation.h"
-#include "ops/conv/coopmat.h"
-#include "ops/conv/geometry.h"
-#include "ops/conv/register_direct.h"
-#include "ops/conv/register_tiled.h"
-#include "ops/conv/small_grid.h"
-#include "ops/conv/split_k.h"
+#include "ops/conv/depthwise.h"
+#include "ops/conv/select.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -63,32 +59,25 @@ void evalConv(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
         }
 }
 
-struct ConvParams {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, groups;
-    uint32_t KH, KW, SH, SW;
-    uint32_t padH, padW, DH, DW;
-    uint32_t kChunk;
-    uint32_t outNhwc;  // conv2d.comp: output, residual and partial sums channels-last
-};
-
-// Whether the kernel `n` lowers to stores a fused DepthToSpace itself (conv_store.glsl).
-bool storesShuffled(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
-    if (useSmallConv(ctx, n, g, type) || ctx.channelsLast(n.outputs[0])) return false;
-    return useCoopmatConv(ctx, n, g, type) || useRegisterDirectConv(ctx, n, g, type) ||
-           useRegisterTiledConv(ctx, n, g);
-}
-
 void lowerConv(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
     requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
     // float32, or float16 throughout (weights, bias, residual and output too).
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.input(3), n.outputs[0]});
-    // A fused DepthToSpace (passes/fusion.cpp): the tensor-core and register-tiled kernels
-    // store each output where it goes; the others write the conv's own layout to a scratch
-    // tensor that a copy then shuffles.
-    if (n.depthToSpace != 0 && !storesShuffled(ctx, n, g, type)) {
+    ConvProblem problem;
+    problem.g = g;
+    problem.type = type;
+    problem.constantWeights = ctx.value(n.inputs[1]).constant.has_value();
+    problem.residual = n.input(3) >= 0;
+    problem.shuffle = depthToSpaceShuffle(n);
+    problem.siblings = parallelSiblings(ctx, n, n.inputs[0]);
+    problem.inNhwc = ctx.channelsLast(n.inputs[0]);
+    problem.outNhwc = ctx.channelsLast(n.outputs[0]);
+    const ConvChoice choice = selectConv(problem, ctx.target());
+    // A fused DepthToSpace (passes/fusion.cpp) that the kernel does not store itself: the
+    // conv writes its own layout to a scratch tensor that a copy then shuffles.
+    if (n.depthToSpace != 0 && !choice.storesShuffled) {
         graph::Node conv = n;
         conv.depthToSpace = 0;
         conv.outputs[0] = ctx.addScratch(n.name + "_unshuffled", type, outputShape(g, false));
@@ -98,70 +87,21 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     }
     int bias = n.input(2);
     if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
-    const bool residual = n.input(3) >= 0;
-    const int64_t Mg = g.M / g.groups, Cg = g.C / g.groups;
-    const int64_t pixels = g.N * g.OH * g.OW;
-
-    if (useSmallConv(ctx, n, g, type)) {
-        lowerSmallConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
-        return;
+    const int residual = n.input(3);
+    switch (choice.kernel) {
+        case ConvKernel::SmallGrid: return lowerSmallGridConv(ctx, n, g, choice.smallGrid, bias, residual, type);
+        case ConvKernel::Coopmat:
+            return lowerCoopmatConv(ctx, n, g, choice.coopmat, choice.splits, choice.kChunk, bias, residual);
+        case ConvKernel::CoopmatDirect: return lowerCoopmatDirectConv(ctx, n, g, choice.coopmatDirect, bias, residual);
+        case ConvKernel::RegisterDirect:
+            return lowerRegisterDirectConv(ctx, n, g, choice.registerDirect, bias, residual, type);
+        case ConvKernel::RegisterTiled:
+            return lowerRegisterTiledConv(ctx, n, g, choice.registerTiled, choice.splits, choice.kChunk, choice.vec4Store,
+                                          bias, residual, type);
+        case ConvKernel::Depthwise: return lowerDepthwiseConv(ctx, n, g, bias, residual, type);
+        case ConvKernel::Portable:
+            return lowerPortableConv(ctx, n, g, choice.portable, choice.splits, choice.kChunk, bias, residual, type);
     }
-    if (useCoopmatConv(ctx, n, g, type)) {
-        lowerCoopmatConv(ctx, n, g, bias, residual ? n.inputs[3] : -1);
-        return;
-    }
-    if (useRegisterDirectConv(ctx, n, g, type)) {
-        lowerRegisterDirectConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
-        return;
-    }
-    if (useRegisterTiledConv(ctx, n, g)) {
-        lowerRegisterTiledConv(ctx, n, g, bias, residual ? n.inputs[3] : -1, type);
-        return;
-    }
-    Dispatch* d;
-    int kTable = -1;
-    int64_t kChunk = Cg * g.KH * g.KW, splits = 1;
-    int partial = -1;
-    // The tiled kernel can write channels-last for a tensor-core conv that reads it
-    // (ops/conv/layout.h); the direct kernel never gets such an output.
-    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
-    if (usesDirectConv(g)) {
-        d = &ctx.emit(typedKernel(n, std::string("conv2d_direct") + (residual ? "_res" : ""), type));
-        setLaunch1d(*d, g.N * g.M * g.OH * g.OW, 64);
-    } else {
-        bool smallM = Mg <= 16;
-        uint32_t bm = smallM ? 16 : 64, bn = smallM ? 128 : 64;
-        // z holds group x m-tile; pixel tiles go along x and spill into y (see conv2d.comp).
-        int64_t zTiles = g.groups * ((Mg + bm - 1) / bm);
-        if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
-        const int64_t pixelTiles = (pixels + bn - 1) / bn;
-        if (!smallM) kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), kChunk);
-        splits = (Cg * g.KH * g.KW + kChunk - 1) / kChunk;
-        if (zTiles * splits > 65535) splits = 1, kChunk = Cg * g.KH * g.KW;
-        kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
-        if (splits > 1)
-            partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
-                                     outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
-        std::string kernel = std::string(smallM ? "conv2d_t16x128" : "conv2d_t64x64") +
-                             (splits > 1 ? "_splitk" : residual ? "_res" : "");
-        d = &ctx.emit(typedKernel(n, kernel, type));
-        d->localSize = smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
-        auto grid = grid1d(pixels, bn);
-        d->groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
-    }
-    setActivation(*d, n.activation);
-    ConvParams p{u32(g.N),  u32(g.C),  u32(g.H),  u32(g.W),    u32(g.M),     u32(g.OH), u32(g.OW),
-                 u32(g.groups), u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL),
-                 u32(g.DH), u32(g.DW), u32(kChunk), outNhwc ? 1u : 0u};
-    d->setPush(p);
-    d->bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]),
-                   readOf(bias)};
-    if (kTable >= 0) d->bindings.push_back(readOf(kTable));
-    if (partial < 0) {
-        if (residual) d->bindings.push_back(readOf(n.inputs[3]));
-        return;
-    }
-    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual ? n.inputs[3] : -1, type, outNhwc);
 }
 
 }  // namespace

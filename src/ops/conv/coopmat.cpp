@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "ops/conv/coopmat_direct.h"
 #include "ops/conv/split_k.h"
 #include "ops/op_util.h"
 
@@ -17,19 +16,12 @@ bool pointwise(const ConvGeom& g) {
 
 }  // namespace
 
-bool useCoopmatConv(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
-    if (type != DataType::Float16 || !ctx.cooperativeMatrix()) return false;
-    if (!ctx.value(n.inputs[1]).constant) return false;  // packed at plan time
-    // 16x16 fragments: fewer output channels or a shorter reduction waste most of each one
-    // (depthwise and small-group convolutions have their own kernel). 8 to 15 channels (an
-    // upscaler's last layer, a squeeze-excitation's reduction) still beat the portable
-    // kernel in a 32-row tile (docs/BENCHMARKS.md).
-    if (g.Mg() < 8) return false;
-    // The direct kernel packs short reductions (an RGB stem's 27) into few fragments.
-    if (g.K() < 32 && !useDirectCoopmatConv(ctx, n, g)) return false;
+bool coopmatConvFits(const ConvGeom& g, const KernelTarget& t) {
     // The shared tiles: A 64 x 40 and B 32 x 136 halves, plus 16 x 20 floats per warp.
-    return ctx.device().emulateCooperativeMatrix || ctx.device().sharedMemoryBytes >= 24 * 1024;
+    return g.Mg() >= 8 && (t.emulateCooperativeMatrix || t.facts.sharedMemoryBytes >= 24 * 1024);
 }
+
+bool coopmatReductionFits(const ConvGeom& g) { return g.K() >= kCoopmatTileK; }
 
 CoopmatConvTile coopmatConvTile(const ConvGeom& g) {
     CoopmatConvTile t;
@@ -73,29 +65,30 @@ Tensor channelsLastReductionTable(const ConvGeom& g) {
     return t;
 }
 
-void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual) {
-    if (useDirectCoopmatConv(ctx, n, g)) {
-        lowerDirectCoopmatConv(ctx, n, g, bias, residual);
-        return;
-    }
-    const CoopmatConvTile tile = coopmatConvTile(g);
-    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
-    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kCoopmatTileK);
-    const int64_t mTiles = Mpad / tile.bm, zTiles = g.groups * mTiles;
-    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
-    const int64_t pixelTiles = (pixels + tile.bn - 1) / tile.bn;
-
+std::pair<int64_t, int64_t> coopmatConvSplit(const ConvGeom& g, const CoopmatConvTile& tile, int64_t siblings,
+                                             uint32_t shuffle) {
+    const int64_t K = g.K(), Kpad = roundUp(K, kCoopmatTileK);
+    const int64_t zTiles = g.groups * (roundUp(g.Mg(), tile.bm) / tile.bm);
+    const int64_t pixelTiles = (g.pixels() + tile.bn - 1) / tile.bn;
     // Split-K aims at 256 workgroups here (the portable kernels: 128): with the fragment loops
     // unrolled these kernels finish a tile fast enough that ResNet-50's 28x28 and 14x14 layers
     // (49-98 tiles at batch 8) left the H200's 132 multiprocessors half idle (batch 8: 1.683 ->
     // 1.516 ms, docs/BENCHMARKS.md).
     constexpr int64_t kCoopmatSplitTargetGroups = 256;
-    int64_t kChunk = splitKChunk(pixelTiles * zTiles * parallelSiblings(ctx, n, n.inputs[0]), K, kCoopmatTileK,
-                                 kCoopmatSplitTargetGroups);
+    int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kCoopmatTileK, kCoopmatSplitTargetGroups);
     if (kChunk >= K) kChunk = Kpad;
     int64_t splits = (K + kChunk - 1) / kChunk;
     // The split-K reduce stores unshuffled: a fused DepthToSpace keeps the reduction whole.
-    if (zTiles * splits > 65535 || n.depthToSpace != 0) splits = 1, kChunk = Kpad;
+    if (zTiles * splits > 65535 || shuffle != 0) splits = 1, kChunk = Kpad;
+    return {splits, kChunk};
+}
+
+void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const CoopmatConvTile& tile, int64_t splits,
+                      int64_t kChunk, int bias, int residual) {
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
+    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kCoopmatTileK);
+    const int64_t mTiles = Mpad / tile.bm, zTiles = g.groups * mTiles;
+    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
 
     const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
@@ -107,9 +100,8 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int b
         partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
                                  outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
 
-    const bool emulate = ctx.device().emulateCooperativeMatrix;
     std::string kernel = "conv2d_cm" + std::to_string(tile.bm) + (inNhwc ? "_nhwc" : "") + (pointwise(g) ? "_pw" : "") +
-                         (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "") + (emulate ? "_emu" : "_nv");
+                         (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "") + ctx.target().coopmatSuffix();
     Dispatch& d = ctx.emit(kernel);
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
     setActivation(d, n.activation);

@@ -3,7 +3,10 @@
 // tiles. Tile shape and split-K are chosen here from the geometry alone.
 #pragma once
 
+#include <utility>
+
 #include "ops/conv/geometry.h"
+#include "ops/kernel_target.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {
@@ -14,9 +17,20 @@ struct CoopmatConvTile {
 };
 constexpr int64_t kCoopmatTileK = 32;  // reduction slice per shared-memory round
 
-// Whether `n` lowers to the cooperative-matrix kernel on this device (type: its tensors').
-bool useCoopmatConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type);
+// Where the tensor cores can take a float16 layer with constant weights (conv/select.cpp):
+// at least 8 output channels per group (16x16 fragments: fewer waste most of each one;
+// depthwise and small-group convolutions have their own kernel; 8 to 15 channels, an
+// upscaler's last layer or a squeeze-excitation's reduction, still beat the portable kernel in
+// a 32-row tile, docs/BENCHMARKS.md) and the shared tiles in shared memory. A reduction
+// shorter than 32 needs the direct kernel (conv2d_cmd), which packs it into few fragments.
+bool coopmatConvFits(const ConvGeom& g, const KernelTarget& t);
+bool coopmatReductionFits(const ConvGeom& g);
 CoopmatConvTile coopmatConvTile(const ConvGeom& g);
+// Split-K for that tile: {splits, reduction indices per split (a multiple of kCoopmatTileK,
+// or the padded reduction when whole)}; whole where a slice would exceed the grid or a fused
+// DepthToSpace (`shuffle`) needs the store of a whole reduction.
+std::pair<int64_t, int64_t> coopmatConvSplit(const ConvGeom& g, const CoopmatConvTile& t, int64_t siblings,
+                                             uint32_t shuffle);
 
 // The weights [M, Cg, KH, KW] as the kernel reads them: per group a zero-padded
 // [Mpad][Kpad] row-major block (Mpad a multiple of the tile's bm, Kpad of kCoopmatTileK), so
@@ -26,8 +40,9 @@ Tensor packCoopmatWeights(const Tensor& w, const ConvGeom& g, int64_t bm, bool c
 // reductionTable's counterpart for a channels-last input: k = (ky, kx, ci), offsets in NHWC.
 Tensor channelsLastReductionTable(const ConvGeom& g);
 
-// Emits the dispatch (and split-K reduce) for `n`: bias is a value id, residual the node's
-// fourth input or -1.
-void lowerCoopmatConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual);
+// Emits the dispatch (and split-K reduce) for `n` with `tile` and split {splits, kChunk}: bias
+// is a value id, residual the node's fourth input or -1.
+void lowerCoopmatConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const CoopmatConvTile& tile,
+                      int64_t splits, int64_t kChunk, int bias, int residual);
 
 }  // namespace vkinfer::ops

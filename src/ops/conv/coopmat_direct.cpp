@@ -71,15 +71,6 @@ std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uin
     return std::nullopt;
 }
 
-bool useDirectCoopmatConv(const LowerContext& ctx, const Node& n, const ConvGeom& g) {
-    const DeviceCapabilities& dev = ctx.device();
-    if (dev.directConv == DirectConv::Off) return false;
-    const auto tile = directConvTile(g, ctx.channelsLast(n.inputs[0]), dev.sharedMemoryBytes);
-    if (!tile) return false;
-    if (dev.directConv == DirectConv::Always) return true;
-    return directConvPays(g, *tile);
-}
-
 Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectConvTile& t) {
     const int64_t Mpad = roundUp(g.M, t.bm), taps = g.KH * g.KW;
     const int64_t kwSteps = t.narrow ? divUp(g.KW, 2) : g.KW;
@@ -105,16 +96,16 @@ Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectCon
     return packed;
 }
 
-void lowerDirectCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual) {
+void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const DirectConvTile& t, int bias,
+                            int residual) {
     const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
-    const DirectConvTile t = *directConvTile(g, inNhwc, ctx.device().sharedMemoryBytes);
     const int64_t Mpad = roundUp(g.M, t.bm);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_cmd_weights", packDirectConvWeights(w, g, t));
 
     const std::string kernel = "conv2d_cmd" + std::to_string(t.bm) + "x" + std::to_string(t.tw) +
                                (t.narrow ? "_narrow" : "") + (residual >= 0 ? "_res" : "") +
-                               (ctx.device().emulateCooperativeMatrix ? "_emu" : "_nv");
+                               ctx.target().coopmatSuffix();
     Dispatch& d = ctx.emit(kernel);
     d.localSize = {static_cast<uint32_t>(32 * t.warps), 1, 1};
     setActivation(d, n.activation);

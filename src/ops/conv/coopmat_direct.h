@@ -35,15 +35,13 @@ std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uin
 // warps, and rows of the tile at least three quarters filled by the map.
 bool directConvPays(const ConvGeom& g, const DirectConvTile& t);
 
-// Whether Conv `n` (already bound for the cooperative-matrix kernels: useCoopmatConv) lowers
-// to conv2d_cmd: DeviceCapabilities::directConv, then a tile exists, then (Auto) it pays.
-bool useDirectCoopmatConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g);
-
 // The weights [M, C, KH, KW] as conv2d_cmd reads them: [chunk][tap step][Mpad][16] halves,
 // zero past M, past C and (narrow) past KW, Mpad a multiple of the tile's bm.
 Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectConvTile& t);
 
-// Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1.
-void lowerDirectCoopmatConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual);
+// Emits the dispatch for `n` with tile `t`: bias is a value id, residual the node's fourth
+// input or -1.
+void lowerCoopmatDirectConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const DirectConvTile& t, int bias,
+                            int residual);
 
 }  // namespace vkinfer::ops

@@ -23,15 +23,24 @@ inline int64_t roundUp(int64_t v, int64_t m) { return divUp(v, m) * m; }
 // Throws ShapeError/Unsupported naming the node for geometry it cannot have.
 ConvGeom convGeometry(const graph::Node& n, const graph::Shape& x, const graph::Shape& w);
 
-// Depthwise and small-group convolutions reduce over too few terms to fill a GEMM tile:
-// conv2d_direct.comp computes them one output at a time.
-inline bool usesDirectConv(const ConvGeom& g) { return g.groups > 1 && g.K() <= 64; }
-
 // For each reduction index k = (ci, ky, kx): the input offset relative to the window origin
 // and the two spatial displacements it adds (int32 [K, 4]; see conv2d.comp). With rows > K,
 // the rows past K displace by 1 << 29, outside any image, so that they gather zeros (for
 // kernels that read whole tiles of the reduction without bounds checks).
 Tensor reductionTable(const ConvGeom& g, int64_t rows = 0);
+
+// Push constants of the kernels that read the weights as the model has them (conv2d.comp,
+// conv2d_direct.comp): the geometry, reduction indices per split, and whether output,
+// residual and partial sums are channels-last (conv2d.comp only).
+struct ConvParams {
+    uint32_t N, C, H, W;
+    uint32_t M, OH, OW, groups;
+    uint32_t KH, KW, SH, SW;
+    uint32_t padH, padW, DH, DW;
+    uint32_t kChunk;
+    uint32_t outNhwc;
+};
+ConvParams convParams(const ConvGeom& g, int64_t kChunk, bool outNhwc);
 
 // Push constants of the kernels that read weights repacked at plan time (conv2d_cm.comp,
 // conv2d_rt.comp): the geometry, reduction indices per split, the packed weights' padded

@@ -1,8 +1,9 @@
 #include "ops/conv/layout.h"
 
-#include "ops/conv/coopmat.h"
+#include <optional>
+
 #include "ops/conv/geometry.h"
-#include "ops/conv/small_grid.h"
+#include "ops/conv/select.h"
 
 namespace vkinfer::ops {
 
@@ -10,23 +11,24 @@ using graph::Node;
 
 namespace {
 
-enum class ConvKernel { Other, Coopmat, Tiled };
-
-// Which kernel 2-D Conv node `n` lowers to: the cooperative-matrix one (reads and writes
-// NHWC), a float16 one that writes NHWC and reads NCHW (tiled: a stem with a reduction too
-// short for the tensor cores; conv2d_small: a layer too small for tiles), or another
-// (neither). The order of the tests is conv.cpp's.
-ConvKernel convKernelOf(const LowerContext& ctx, const Node& n) {
+// The kernel 2-D Conv node `n` lowers to (conv/select.h, for the NCHW problem: the kernel
+// never depends on the layouts), or none for a node that is not a 2-D conv with tensors of
+// one type.
+std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n) {
     if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
-        return ConvKernel::Other;
+        return std::nullopt;
     const auto& x = ctx.value(n.inputs[0]);
-    if (x.shape.size() != 4) return ConvKernel::Other;
+    if (x.shape.size() != 4) return std::nullopt;
     const DataType t = x.dtype;
     for (int v : {n.inputs[1], n.input(2), n.input(3), n.outputs[0]})
-        if (v >= 0 && ctx.value(v).dtype != t) return ConvKernel::Other;
-    const ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
-    if (!useSmallConv(ctx, n, g, t) && useCoopmatConv(ctx, n, g, t)) return ConvKernel::Coopmat;
-    return t == DataType::Float16 && !usesDirectConv(g) ? ConvKernel::Tiled : ConvKernel::Other;
+        if (v >= 0 && ctx.value(v).dtype != t) return std::nullopt;
+    ConvProblem p;
+    p.g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
+    p.type = t;
+    p.constantWeights = ctx.value(n.inputs[1]).constant.has_value();
+    p.residual = n.input(3) >= 0;
+    p.shuffle = depthToSpaceShuffle(n);
+    return selectConv(p, ctx.target()).kernel;
 }
 
 // Global pooling reduces each (n, c) plane wherever its pixels lie (global_pool.comp's NHWC
@@ -48,9 +50,10 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& n = g.nodes[i];
         if (n.removed) continue;
-        const ConvKernel kernel = convKernelOf(ctx, n);
-        coopmat[i] = kernel == ConvKernel::Coopmat;
-        writesNhwc[i] = kernel != ConvKernel::Other && n.depthToSpace == 0;  // a shuffle is stored NCHW
+        const std::optional<ConvKernel> kernel = convKernelOf(ctx, n);
+        coopmat[i] = kernel && readsChannelsLast(*kernel);
+        // (A shuffled output is stored NCHW.)
+        writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.inputs[0]).dtype) && n.depthToSpace == 0;
         for (int in : n.inputs)
             if (in >= 0) consumers[in].push_back(static_cast<int>(i));
     }

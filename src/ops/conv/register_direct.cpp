@@ -51,16 +51,6 @@ bool registerDirectConvPays(const ConvGeom& g, const RegisterDirectConvTile& t) 
     return g.KH * g.KW > 1 && workgroups * t.warps() >= kMinWarps && rowsFilled;
 }
 
-bool useRegisterDirectConv(const LowerContext& ctx, const Node& n, const ConvGeom& g, DataType type) {
-    const DeviceCapabilities& dev = ctx.device();
-    if (type != DataType::Float32 || !dev.registerTiledConv || dev.directConv == DirectConv::Off) return false;
-    if (!ctx.value(n.inputs[1]).constant) return false;  // packed at plan time
-    if (ctx.channelsLast(n.inputs[0]) || ctx.channelsLast(n.outputs[0])) return false;
-    const auto tile = registerDirectConvTile(g, dev.sharedMemoryBytes);
-    if (!tile) return false;
-    return dev.directConv == DirectConv::Always || registerDirectConvPays(g, *tile);
-}
-
 Tensor packRegisterDirectWeights(const Tensor& w, const ConvGeom& g, const RegisterDirectConvTile& t) {
     const int64_t mTiles = divUp(g.M, t.bm), taps = g.KH * g.KW, ck = kRegisterDirectChunk;
     const size_t elem = dataTypeSize(w.dtype());
@@ -76,9 +66,8 @@ Tensor packRegisterDirectWeights(const Tensor& w, const ConvGeom& g, const Regis
     return packed;
 }
 
-void lowerRegisterDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual,
-                             DataType type) {
-    const RegisterDirectConvTile t = *registerDirectConvTile(g, ctx.device().sharedMemoryBytes);
+void lowerRegisterDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const RegisterDirectConvTile& t,
+                             int bias, int residual, DataType type) {
     const int64_t Mpad = roundUp(g.M, t.bm);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_rtd_weights", packRegisterDirectWeights(w, g, t));

@@ -32,16 +32,13 @@ std::optional<RegisterDirectConvTile> registerDirectConvTile(const ConvGeom& g, 
 // has and this kernel does not, and tile rows at least three quarters filled by the map.
 bool registerDirectConvPays(const ConvGeom& g, const RegisterDirectConvTile& t);
 
-// Whether float32 Conv `n` lowers to conv2d_rtd: a GPU (registerTiledConv), constant
-// weights, NCHW input and output, DeviceCapabilities::directConv, a tile, and (Auto) the rule.
-bool useRegisterDirectConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type);
-
 // The weights [M, C, KH, KW] as conv2d_rtd reads them: [m-tile][chunk][CK][KH][KW][bm],
 // zero past M and C.
 Tensor packRegisterDirectWeights(const Tensor& w, const ConvGeom& g, const RegisterDirectConvTile& t);
 
-// Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1.
-void lowerRegisterDirectConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual,
-                             DataType type);
+// Emits the dispatch for `n` with tile `t`: bias is a value id, residual the node's fourth
+// input or -1.
+void lowerRegisterDirectConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const RegisterDirectConvTile& t,
+                             int bias, int residual, DataType type);
 
 }  // namespace vkinfer::ops

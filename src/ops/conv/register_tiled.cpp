@@ -20,14 +20,12 @@ constexpr int64_t kMinReduction = 32;
 
 }  // namespace
 
-bool useRegisterTiledConv(const LowerContext& ctx, const Node& n, const ConvGeom& g) {
-    if (!ctx.device().registerTiledConv) return false;
-    if (!ctx.value(n.inputs[1]).constant) return false;  // packed at plan time
+bool registerTiledConvPays(const ConvGeom& g) {
     // Where a tile's work is mostly loads and stores, conv2d.comp's 256 invocations per tile
     // and its coalesced stores are faster (docs/BENCHMARKS.md, runs 19-20): a squeeze-
     // excitation's 1x1 convs over a pooled 1x1 map fill one column of a tile, and reductions
     // shorter than 32 (3-channel stems, MobileNet's first expansions) do few FMAs per output.
-    return !usesDirectConv(g) && g.pixels() >= kMinPixels && g.K() >= kMinReduction;
+    return g.pixels() >= kMinPixels && g.K() >= kMinReduction;
 }
 
 int64_t RegisterTiledConvTile::warps() const { return bm * bn / (8 * 8 * 32); }
@@ -62,20 +60,25 @@ Tensor packRegisterTiledWeights(const Tensor& w, const ConvGeom& g, int64_t bm) 
     return packed;
 }
 
-void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual,
-                            DataType type) {
-    const int64_t siblings = parallelSiblings(ctx, n, n.inputs[0]);
-    const RegisterTiledConvTile tile = registerTiledConvTile(g, siblings);
-    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
-    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kRegisterTiledK);
-    const int64_t zTiles = g.groups * (Mpad / tile.bm);
-    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
-    const int64_t pixelTiles = divUp(pixels, tile.bn);
+std::pair<int64_t, int64_t> registerTiledConvSplit(const ConvGeom& g, const RegisterTiledConvTile& tile, int64_t siblings,
+                                                   uint32_t shuffle) {
+    const int64_t K = g.K();
+    const int64_t zTiles = g.groups * (roundUp(g.Mg(), tile.bm) / tile.bm);
+    const int64_t pixelTiles = divUp(g.pixels(), tile.bn);
     // Split-K aims at as many warps as the tile choice does.
     int64_t kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, kRegisterTiledK, kFillWarps / tile.warps());
     int64_t splits = divUp(K, kChunk);
     // The split-K reduce stores unshuffled: a fused DepthToSpace keeps the reduction whole.
-    if (zTiles * splits > 65535 || n.depthToSpace != 0) splits = 1, kChunk = K;
+    if (zTiles * splits > 65535 || shuffle != 0) splits = 1, kChunk = K;
+    return {splits, kChunk};
+}
+
+void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const RegisterTiledConvTile& tile,
+                            int64_t splits, int64_t kChunk, bool vec4Store, int bias, int residual, DataType type) {
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
+    const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kRegisterTiledK);
+    const int64_t zTiles = g.groups * (Mpad / tile.bm);
+    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
 
     const bool outNhwc = ctx.channelsLast(n.outputs[0]);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
@@ -96,7 +99,7 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     const uint32_t shuffle = depthToSpaceShuffle(n);
     finishPackedConv(ctx, d, n, g,
                      {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type,
-                      shuffle, vec4ConvStores(g, outNhwc, shuffle, splits > 1)});
+                      shuffle, vec4Store});
 }
 
 }  // namespace vkinfer::ops

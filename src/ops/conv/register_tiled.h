@@ -3,6 +3,8 @@
 // split-K are chosen here from the geometry alone.
 #pragma once
 
+#include <utility>
+
 #include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
@@ -14,12 +16,17 @@ struct RegisterTiledConvTile {
 };
 constexpr int64_t kRegisterTiledK = 8;  // reduction rows per shared-memory round
 
-// Whether `n` lowers to conv2d_rt on this device: a GPU (not a CPU implementation), constant
-// weights, not depthwise-short (conv2d_direct.comp), a reduction of at least 32 and at least
-// 32 output pixels (else conv2d.comp).
-bool useRegisterTiledConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g);
+// Where conv2d_rt pays (with the GPU tiles on and constant weights: conv/select.cpp): a
+// reduction of at least 32 and at least 32 output pixels. Below either, conv2d.comp's 256
+// invocations per tile and its coalesced stores win (a tile there is mostly loads and stores).
+bool registerTiledConvPays(const ConvGeom& g);
 // The tile for `g`, given how many convolutions run beside it in its wave (`siblings`).
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings = 1);
+// Split-K for that tile: {splits, reduction indices per split}, aimed at as many warps as the
+// tile choice; whole where a slice would exceed the grid or a fused DepthToSpace (`shuffle`)
+// needs the store of a whole reduction.
+std::pair<int64_t, int64_t> registerTiledConvSplit(const ConvGeom& g, const RegisterTiledConvTile& t, int64_t siblings,
+                                                   uint32_t shuffle);
 
 // Whether conv2d_rt stores four consecutive pixels as one 16-byte word: NCHW without a fused
 // DepthToSpace, and for the output every image's OH * OW a multiple of 4 (so a quad never
@@ -32,9 +39,10 @@ bool vec4ConvStores(const ConvGeom& g, bool outNhwc, uint32_t shuffle, bool spli
 // kRegisterTiledK and Mpad of bm, in the weights' own type.
 Tensor packRegisterTiledWeights(const Tensor& w, const ConvGeom& g, int64_t bm);
 
-// Emits the dispatch (and split-K reduce) for `n`: bias is a value id, residual the node's
-// fourth input or -1; type is the float type of its tensors.
-void lowerRegisterTiledConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual,
-                            DataType type);
+// Emits the dispatch (and split-K reduce) for `n` with `tile` and split {splits, kChunk}
+// (conv/select.h): bias is a value id, residual the node's fourth input or -1; type is the
+// float type of its tensors.
+void lowerRegisterTiledConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const RegisterTiledConvTile& tile,
+                            int64_t splits, int64_t kChunk, bool vec4Store, int bias, int residual, DataType type);
 
 }  // namespace vkinfer::ops

@@ -1,7 +1,5 @@
 #include "ops/conv/small_grid.h"
 
-#include "ops/conv/coopmat.h"
-#include "ops/conv/register_direct.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -38,14 +36,9 @@ int log2Exact(int64_t v) {
 
 int64_t outputTiles64(const ConvGeom& g) { return g.groups * divUp(g.Mg(), 64) * divUp(g.pixels(), 64); }
 
-bool useSmallConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type) {
-    if (!ctx.device().smallGridConv || usesDirectConv(g)) return false;
+bool smallGridConvPays(const ConvGeom& g, bool onTensorCores) {
     if (g.M * g.pixels() * g.K() > kMaxMultiplyAdds) return false;
-    // Always means wherever the direct kernel can run (for comparisons and its tests); under
-    // Auto its rule wants grids far larger than these.
-    if (ctx.device().directConv == DirectConv::Always && useRegisterDirectConv(ctx, n, g, type)) return false;
-    if (useCoopmatConv(ctx, n, g, type)) return g.pixels() < kFragmentPixels;
-    return outputTiles64(g) < kFewTiles;
+    return onTensorCores ? g.pixels() < kFragmentPixels : outputTiles64(g) < kFewTiles;
 }
 
 SmallConvShape smallConvShape(const ConvGeom& g) {
@@ -57,8 +50,8 @@ SmallConvShape smallConvShape(const ConvGeom& g) {
     return s;
 }
 
-void lowerSmallConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual, DataType type) {
-    const SmallConvShape s = smallConvShape(g);
+void lowerSmallGridConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const SmallConvShape& s, int bias,
+                        int residual, DataType type) {
     const int64_t pixelTiles = divUp(g.pixels(), s.pixels);
     const int64_t zBlocks = g.groups * divUp(g.Mg(), kSmallConvChannels);
     if (pixelTiles > 65535 || zBlocks > 65535)

@@ -19,21 +19,20 @@ constexpr int64_t kSmallConvChannels = 4;  // output channels per workgroup (RM)
 
 // The 64x64 output tiles a layer has: the measure of whether a GPU's multiprocessors get work.
 int64_t outputTiles64(const ConvGeom& g);
-// Whether `n` lowers to conv2d_small on this device (type: its tensors'):
-// DeviceCapabilities::smallGridConv, not a depthwise-short conv (conv2d_direct.comp), few
-// multiply-adds, and either fewer 64x64 output tiles than a GPU has multiprocessors or, where
-// the tensor cores would take the layer, fewer pixels than one 16-wide fragment (a
-// squeeze-excitation's pooled map: on the H200 the tensor cores beat conv2d_small on every
-// larger map, docs/BENCHMARKS.md). Not a function of the convolutions beside it in its wave,
-// so that the layout choice (conv/layout.cpp) and the lowering agree on which kernel reads
-// the input.
-bool useSmallConv(const LowerContext& ctx, const graph::Node& n, const ConvGeom& g, DataType type);
+// The rule (conv/select.cpp applies it where the GPU tiles are on): no more multiply-adds than
+// conv2d_small's reuse can carry, and either fewer 64x64 output tiles than a GPU has
+// multiprocessors or, where the tensor cores take the layer (`onTensorCores`), fewer pixels
+// than one 16-wide fragment (a squeeze-excitation's pooled map: on the H200 the tensor cores
+// beat conv2d_small on every larger map, docs/BENCHMARKS.md). Not a function of the
+// convolutions beside it in its wave, so that the layout choice and the lowering agree.
+bool smallGridConvPays(const ConvGeom& g, bool onTensorCores);
 // The workgroup shape for `g`: as many pixels as it has up to 32, fewer while an invocation's
 // share of the reduction would be longer than 32.
 SmallConvShape smallConvShape(const ConvGeom& g);
 
-// Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1;
-// type is the float type of its tensors.
-void lowerSmallConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual, DataType type);
+// Emits the dispatch for `n` in shape `s`: bias is a value id, residual the node's fourth
+// input or -1; type is the float type of its tensors.
+void lowerSmallGridConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const SmallConvShape& s, int bias,
+                        int residual, DataType type);
 
 }  // namespace vkinfer::ops

@@ -1,6 +1,7 @@
 // Gemm (transA/transB, alpha, beta, broadcast C) and MatMul (NumPy semantics: 1-D operands,
 // broadcast batch dimensions).
 #include "ops/activation.h"
+#include "ops/gemm/select.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -16,15 +17,6 @@ struct GemmParams {
     uint32_t cM, cN;
     float alpha, beta;
     uint32_t kChunk, batches;
-};
-
-// A GEMM problem in element strides (what the kernel and the CPU reference both execute).
-struct GemmProblem {
-    int64_t M = 0, N = 0, K = 0, outer = 1, inner = 1;
-    int64_t aOuter = 0, aInner = 0, bOuter = 0, bInner = 0;
-    int64_t aM = 0, aK = 0, bK = 0, bN = 0, cM = 0, cN = 0;
-    float alpha = 1, beta = 0;
-    bool hasC = false;
 };
 
 void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const float* c, float* y,
@@ -45,56 +37,35 @@ void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const floa
         }
 }
 
-// Cooperative-matrix tiles (gemm_cm.comp) for float16 products that fill 16x16 fragments.
-bool useCoopmatGemm(const LowerContext& ctx, const GemmProblem& p, DataType type) {
-    return type == DataType::Float16 && ctx.cooperativeMatrix() && p.M >= 16 && p.N >= 16 && p.K >= 32 &&
-           (ctx.device().emulateCooperativeMatrix || ctx.device().sharedMemoryBytes >= 24 * 1024);
-}
-
-// Whole 8-half words can be loaded: unit stride along the row, every row start 8-aligned.
-bool rowsOfWords(int64_t unit, int64_t rowStride, int64_t outer, int64_t inner) {
-    return unit == 1 && rowStride % 8 == 0 && outer % 8 == 0 && inner % 8 == 0;
-}
-
 void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c) {
     const int64_t batches = p.outer * p.inner;
     requireIndexable(n, batches * p.M * p.N);
     // float32, or float16 throughout.
     const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, n.outputs[0]});
-    const bool coopmat = useCoopmatGemm(ctx, p, type);
-    bool smallM = !coopmat && p.M <= 16;
-    uint32_t bm = coopmat ? (p.M >= 128 ? 128 : 64) : smallM ? 16 : 64;
-    uint32_t bn = coopmat || smallM ? 128 : 64;
+    const GemmChoice choice = selectGemm(p, type, hasParallelSiblings(ctx, n, a), ctx.target());
+    const bool coopmat = choice.kernel == GemmKernel::Coopmat;
+    const uint32_t bm = static_cast<uint32_t>(choice.bm), bn = static_cast<uint32_t>(choice.bn);
     // The tile grid has no 65535-group spill: refuse rather than exceed the guaranteed
     // maxComputeWorkGroupCount.
     if ((p.N + bn - 1) / bn > 65535 || (p.M + bm - 1) / bm > 65535)
         unsupported(n, "a {}x{} product exceeds the GEMM kernel's workgroup grid", p.M, p.N);
     if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
-    // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280).
-    const int64_t tiles = ceilDiv(p.N, bn) * ceilDiv(p.M, bm) * batches;
-    const int64_t tileK = coopmat ? 32 : 16;
-    int64_t kChunk = hasParallelSiblings(ctx, n, a) ? p.K : splitKChunk(tiles, p.K, tileK);
-    int64_t splits = p.K > 0 ? (p.K + kChunk - 1) / kChunk : 1;
-    if (batches * splits > 65535) splits = 1, kChunk = p.K;
+    const int64_t splits = choice.splits, kChunk = choice.kChunk;
     const int partial = splits > 1 ? ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, batches, p.M, p.N}) : -1;
     const std::string epilogue = splits > 1 ? "_splitk" : p.hasC ? "_c" : "";
     std::string kernel;
     if (coopmat) {
-        // (Words start at k0 + 8q with k0 a multiple of 32: the split chunk is one too.)
-        bool va = rowsOfWords(p.aK, p.aM, p.aOuter, p.aInner);
-        bool vb = rowsOfWords(p.bN, p.bK, p.bOuter, p.bInner);
-        // Tiles that fill the product skip the bounds checks (4096^3 on the H200: 22% faster).
-        bool full = bm == 128 && va && vb && p.M % bm == 0 && p.N % bn == 0 && p.K % tileK == 0 && kChunk % tileK == 0;
-        kernel = "gemm_cm" + std::to_string(bm) + (full ? "_full" : std::string(va ? "_va" : "") + (vb ? "_vb" : "")) +
-                 epilogue + (ctx.device().emulateCooperativeMatrix ? "_emu" : "_nv");
+        kernel = "gemm_cm" + std::to_string(bm) +
+                 (choice.fullTiles ? "_full" : std::string(choice.wordsA ? "_va" : "") + (choice.wordsB ? "_vb" : "")) + epilogue +
+                 ctx.target().coopmatSuffix();
     } else {
-        kernel = typedKernel(n, std::string(smallM ? "gemm_t16x128" : "gemm_t64x64") + epilogue, type);
+        kernel = typedKernel(n, std::string(choice.smallM ? "gemm_t16x128" : "gemm_t64x64") + epilogue, type);
     }
     Dispatch& d = ctx.emit(kernel);
     setActivation(d, n.activation);
     // (gemm_cm128: 2 x 2 warps, gemm_cm64: 2 x 4; shaders/kernels/coopmat.cmake.)
     d.localSize = coopmat ? std::array<uint32_t, 3>{bm == 128 ? 128u : 256u, 1, 1}
-                  : smallM ? std::array<uint32_t, 3>{32, 8, 1}
+                  : choice.smallM ? std::array<uint32_t, 3>{32, 8, 1}
                            : std::array<uint32_t, 3>{16, 16, 1};
     d.groups = {ceilDiv(p.N, bn), ceilDiv(p.M, bm), static_cast<uint32_t>(batches * splits)};
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };

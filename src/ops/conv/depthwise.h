@@ -1,0 +1,18 @@
+// Depthwise and small-group convolution (conv2d_depthwise.comp): the reduction of each output
+// (at most 64 terms: channels per group x kernel taps) is too short to fill a GEMM tile, so one
+// invocation computes one output directly from the input.
+#pragma once
+
+#include "ops/conv/geometry.h"
+#include "ops/lower_context.h"
+
+namespace vkinfer::ops {
+
+// Grouped convolutions with a reduction of at most 64 run here on every device.
+inline bool depthwiseConvFits(const ConvGeom& g) { return g.groups > 1 && g.K() <= 64; }
+
+// Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1;
+// type is the float type of its tensors.
+void lowerDepthwiseConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual, DataType type);
+
+}  // namespace vkinfer::ops

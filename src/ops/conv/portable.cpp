@@ -1,0 +1,59 @@
+#include "ops/conv/portable.h"
+
+#include "ops/conv/split_k.h"
+#include "ops/op_util.h"
+
+namespace vkinfer::ops {
+
+PortableConvTile portableConvTile(const ConvGeom& g) {
+    PortableConvTile t;
+    t.smallM = g.Mg() <= 16;
+    t.bm = t.smallM ? 16 : 64;
+    t.bn = t.smallM ? 128 : 64;
+    return t;
+}
+
+std::pair<int64_t, int64_t> portableConvSplit(const ConvGeom& g, const PortableConvTile& t, int64_t siblings) {
+    const int64_t K = g.K();
+    const int64_t zTiles = g.groups * divUp(g.Mg(), t.bm);
+    const int64_t pixelTiles = divUp(g.pixels(), t.bn);
+    int64_t kChunk = K;
+    if (!t.smallM) kChunk = splitKChunk(pixelTiles * zTiles * siblings, K);
+    int64_t splits = divUp(K, kChunk);
+    if (zTiles * splits > 65535) splits = 1, kChunk = K;
+    return {splits, kChunk};
+}
+
+void lowerPortableConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const PortableConvTile& t, int64_t splits,
+                       int64_t kChunk, int bias, int residual, DataType type) {
+    // z holds group x m-tile; pixel tiles go along x and spill into y (see conv2d.comp).
+    const int64_t zTiles = g.groups * divUp(g.Mg(), t.bm);
+    if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, g.Mg());
+    // The tiled kernel can write channels-last for a tensor-core conv that reads it
+    // (ops/conv/layout.h).
+    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    const int64_t pixels = g.pixels();
+    const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
+    int partial = -1;
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
+    const std::string kernel = std::string(t.smallM ? "conv2d_t16x128" : "conv2d_t64x64") +
+                               (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "");
+    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
+    d.localSize = t.smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
+    auto grid = grid1d(pixels, static_cast<uint32_t>(t.bn));
+    d.groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
+    setActivation(d, n.activation);
+    d.setPush(convParams(g, kChunk, outNhwc));
+    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias),
+                  readOf(kTable)};
+    if (partial < 0) {
+        if (residual >= 0) d.bindings.push_back(readOf(residual));
+        return;
+    }
+    // After the last use of d: emitting the reduce may move the dispatch list.
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, type, outNhwc);
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,45 @@
+// The one place that decides how a Gemm or MatMul runs: the portable tiles (gemm.comp) or the
+// cooperative-matrix ones (gemm_cm.comp), the tile, whether operand rows load as whole words,
+// and how the reduction is split. A pure function of the problem and the target
+// (ops/kernel_target.h); gemm.cpp lowers what it returns and the tests check it per device.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernel_target.h"
+#include "vkinfer/tensor.h"
+
+namespace vkinfer::ops {
+
+// A GEMM problem in element strides (what the kernel and the CPU reference both execute):
+// `outer` x `inner` batches of [M, K] x [K, N], the operands' strides per batch, row and
+// column, and a broadcast C (Gemm's beta term).
+struct GemmProblem {
+    int64_t M = 0, N = 0, K = 0, outer = 1, inner = 1;
+    int64_t aOuter = 0, aInner = 0, bOuter = 0, bInner = 0;
+    int64_t aM = 0, aK = 0, bK = 0, bN = 0, cM = 0, cN = 0;
+    float alpha = 1, beta = 0;
+    bool hasC = false;
+    int64_t batches() const { return outer * inner; }
+};
+
+enum class GemmKernel : uint8_t {
+    Portable,  // gemm.comp: 64x64 tiles of 4x4 per invocation, or 16x128 for M <= 16
+    Coopmat,   // gemm_cm.comp: float16 on cooperative matrices, 64x128 or 128x128 tiles
+};
+
+struct GemmChoice {
+    GemmKernel kernel = GemmKernel::Portable;
+    int64_t bm = 64, bn = 64;  // tile: rows of A x columns of B
+    bool smallM = false;       // the portable 16x128 tile
+    // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and tiles
+    // that fill the product with no bounds checks (_full).
+    bool wordsA = false, wordsB = false, fullTiles = false;
+    int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
+};
+
+// `siblings`: the product shares its wave with parallel branches (ops::hasParallelSiblings);
+// it is then never split.
+GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const KernelTarget& t);
+
+}  // namespace vkinfer::ops

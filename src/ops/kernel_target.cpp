@@ -1,0 +1,17 @@
+#include "ops/kernel_target.h"
+
+namespace vkinfer::ops {
+
+KernelTarget resolveKernelTarget(const DeviceFacts& facts, const KernelPolicy& policy) {
+    KernelTarget t;
+    t.facts = facts;
+    t.emulateCooperativeMatrix = policy.emulateCooperativeMatrix;
+    t.cooperativeMatrix = policy.emulateCooperativeMatrix ||
+                          (policy.cooperativeMatrix && facts.cooperativeMatrix16 && facts.subgroupSize == 32);
+    t.registerTiles = policy.convTiles == ConvTiles::Large || (policy.convTiles == ConvTiles::Auto && facts.gpu);
+    t.smallGrid = t.registerTiles && policy.smallGridConv;
+    t.directConv = policy.directConv;
+    return t;
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,104 @@
+// The environment variables' one rule (core/environment.h): a variable sets what its option
+// leaves at the default, an option set in code wins, an empty variable is unset, and any value
+// it does not take is an error naming the variable, the value and what it takes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "core/environment.h"
+#include "core/error.h"
+
+namespace vkinfer {
+namespace {
+
+// Sets a variable for one scope and restores what was there.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) saved_ = old, had_ = true;
+        ::setenv(name, value, 1);
+    }
+    ~ScopedVariable() {
+        if (had_) ::setenv(name_, saved_.c_str(), 1);
+        else ::unsetenv(name_);
+    }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* name_;
+    std::string saved_;
+    bool had_ = false;
+};
+
+std::string errorOf(auto&& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.status().toString();
+    }
+    return "";
+}
+
+TEST(Environment, ConvTilesSetOnlyWhatIsLeftAtAuto) {
+    ScopedVariable v("VKINFER_CONV_TILES", "large");
+    EXPECT_EQ(env::applyToKernelPolicy({}).convTiles, ConvTiles::Large);
+    KernelPolicy set;
+    set.convTiles = ConvTiles::Small;
+    EXPECT_EQ(env::applyToKernelPolicy(set).convTiles, ConvTiles::Small) << "an option set in code wins";
+}
+
+TEST(Environment, DirectConvSetOnlyWhatIsLeftAtAuto) {
+    ScopedVariable v("VKINFER_DIRECT_CONV", "off");
+    EXPECT_EQ(env::applyToKernelPolicy({}).directConv, DirectConv::Off);
+    KernelPolicy set;
+    set.directConv = DirectConv::Always;
+    EXPECT_EQ(env::applyToKernelPolicy(set).directConv, DirectConv::Always);
+}
+
+TEST(Environment, AutoAndEmptyLeaveThePolicy) {
+    ScopedVariable tiles("VKINFER_CONV_TILES", "auto");
+    ScopedVariable direct("VKINFER_DIRECT_CONV", "");
+    const KernelPolicy p = env::applyToKernelPolicy({});
+    EXPECT_EQ(p.convTiles, ConvTiles::Auto);
+    EXPECT_EQ(p.directConv, DirectConv::Auto);
+}
+
+TEST(Environment, UnknownValuesNameTheVariableAndWhatItTakes) {
+    {
+        ScopedVariable v("VKINFER_CONV_TILES", "huge");
+        EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+                  "invalid argument: VKINFER_CONV_TILES must be auto, small or large (got 'huge')");
+    }
+    {
+        ScopedVariable v("VKINFER_DIRECT_CONV", "sometimes");
+        EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+                  "invalid argument: VKINFER_DIRECT_CONV must be auto, off or always (got 'sometimes')");
+    }
+    {
+        ScopedVariable v("VKINFER_COOPMAT", "bogus");
+        EXPECT_EQ(errorOf([] { env::preferNvCooperativeMatrix(); }),
+                  "invalid argument: VKINFER_COOPMAT must be auto or nv (got 'bogus')");
+    }
+}
+
+TEST(Environment, CooperativeMatrixForm) {
+    ScopedVariable v("VKINFER_COOPMAT", "nv");
+    EXPECT_TRUE(env::preferNvCooperativeMatrix());
+    ScopedVariable w("VKINFER_COOPMAT", "auto");
+    EXPECT_FALSE(env::preferNvCooperativeMatrix());
+}
+
+TEST(Environment, ValidateTurnsOnWhatTheOptionLeavesOff) {
+    {
+        ScopedVariable v("VKINFER_VALIDATE", "0");
+        EXPECT_FALSE(env::validate(false));
+        EXPECT_TRUE(env::validate(true));
+    }
+    ScopedVariable v("VKINFER_VALIDATE", "1");
+    EXPECT_TRUE(env::validate(false));
+}
+
+}  // namespace
+}  // namespace vkinfer

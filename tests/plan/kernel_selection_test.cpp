@@ -1,0 +1,402 @@
+// Kernel selection as data, per target (IREE keeps per-target kernel configs the same way):
+// geometries x device descriptions -> the family, tile and split that ops::selectConv and
+// ops::selectGemm choose, with no GPU. The descriptions: the H200 (a GPU with tensor cores),
+// lavapipe (a CPU implementation), a GPU without cooperative matrices and one without float16
+// arithmetic (float32 only: sessions refuse float16 plans there). A change of rule shows up
+// here as a changed cell, to be checked against docs/BENCHMARKS.md before it is accepted.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ops/conv/select.h"
+#include "ops/gemm/select.h"
+
+namespace vkinfer::ops {
+namespace {
+
+// A square-kernel conv with "same" padding.
+ConvGeom geom(int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_t k, int64_t stride = 1, int64_t groups = 1) {
+    ConvGeom g{};
+    g.N = n, g.C = c, g.H = h, g.W = w, g.M = m, g.KH = g.KW = k, g.SH = g.SW = stride, g.DH = g.DW = 1;
+    g.padT = g.padL = g.padB = g.padR = k / 2;
+    g.groups = groups;
+    g.OH = (h + 2 * (k / 2) - k) / stride + 1;
+    g.OW = (w + 2 * (k / 2) - k) / stride + 1;
+    return g;
+}
+
+std::string describe(const ConvChoice& c) {
+    std::string s = convKernelName(c.kernel);
+    auto tile = [](int64_t a, int64_t b) { return " " + std::to_string(a) + "x" + std::to_string(b); };
+    switch (c.kernel) {
+        case ConvKernel::Portable: s += tile(c.portable.bm, c.portable.bn); break;
+        case ConvKernel::Depthwise: break;
+        case ConvKernel::SmallGrid: s += " " + std::to_string(c.smallGrid.pixels) + "px"; break;
+        case ConvKernel::RegisterTiled:
+            s += tile(c.registerTiled.bm, c.registerTiled.bn) + (c.vec4Store ? " quads" : "");
+            break;
+        case ConvKernel::RegisterDirect: s += " " + std::to_string(c.registerDirect.bm); break;
+        case ConvKernel::Coopmat: s += tile(c.coopmat.bm, c.coopmat.bn); break;
+        case ConvKernel::CoopmatDirect:
+            s += tile(c.coopmatDirect.bm, c.coopmatDirect.warps) + "x" + std::to_string(c.coopmatDirect.tw) +
+                 (c.coopmatDirect.narrow ? " narrow" : "");
+            break;
+    }
+    if (c.splits > 1) s += ", split " + std::to_string(c.splits) + " x " + std::to_string(c.kChunk);
+    return s;
+}
+
+std::string describe(const GemmChoice& c) {
+    std::string s = c.kernel == GemmKernel::Coopmat ? "coopmat" : "portable";
+    s += " " + std::to_string(c.bm) + "x" + std::to_string(c.bn);
+    if (c.wordsA) s += " wordsA";
+    if (c.wordsB) s += " wordsB";
+    if (c.fullTiles) s += " full";
+    return s + " split " + std::to_string(c.splits) + " x " + std::to_string(c.kChunk);
+}
+
+DeviceFacts h200() {
+    DeviceFacts f;
+    f.gpu = true;
+    f.cooperativeMatrix16 = true;
+    f.subgroupSize = 32;
+    f.sharedMemoryBytes = 48 * 1024;
+    f.float16Arithmetic = true;
+    return f;
+}
+DeviceFacts lavapipe() {
+    DeviceFacts f;
+    f.subgroupSize = 8;
+    f.sharedMemoryBytes = 32 * 1024;
+    f.float16Arithmetic = true;
+    return f;
+}
+DeviceFacts gpuWithoutCoopmat() {
+    DeviceFacts f = h200();
+    f.cooperativeMatrix16 = false;
+    return f;
+}
+DeviceFacts gpuWithoutFloat16() {
+    DeviceFacts f = gpuWithoutCoopmat();
+    f.float16Arithmetic = false;
+    return f;
+}
+
+ConvChoice choose(const ConvGeom& g, DataType type, const DeviceFacts& f, const KernelPolicy& policy = {}) {
+    ConvProblem p;
+    p.g = g;
+    p.type = type;
+    return selectConv(p, resolveKernelTarget(f, policy));
+}
+
+struct ConvRow {
+    const char* what;
+    ConvGeom g;
+    // H200 fp32, H200 fp16, lavapipe fp32, lavapipe fp16, GPU without tensor cores fp16,
+    // GPU without float16 fp32.
+    std::array<const char*, 6> expected;
+};
+
+const std::vector<ConvRow>& convTable() {
+    static const std::vector<ConvRow> rows = {
+        {"rgb stem 3->64 7x7/2 224", geom(1, 3, 224, 224, 64, 7, 2),
+         {"register-tiled 64x64 quads, split 2 x 80",
+          "coopmat 64x128, split 2 x 96",
+          "portable 64x64",
+          "portable 64x64",
+          "register-tiled 64x64 quads, split 2 x 80",
+          "register-tiled 64x64 quads, split 2 x 80"}},
+        {"espcn stem 3->64 5x5 540x960", geom(1, 3, 540, 960, 64, 5),
+         {"register-tiled 64x128 quads",
+          "coopmat-direct 32x8x64 narrow",
+          "portable 64x64",
+          "portable 64x64",
+          "register-tiled 64x128 quads",
+          "register-tiled 64x128 quads"}},
+        {"espcn body 64->32 3x3 540x960", geom(1, 64, 540, 960, 32, 3),
+         {"register-direct 32",
+          "coopmat-direct 32x4x64",
+          "portable 64x64",
+          "portable 64x64",
+          "register-tiled 32x128 quads",
+          "register-direct 32"}},
+        {"espcn head 32->12 3x3 540x960", geom(1, 32, 540, 960, 12, 3),
+         {"register-direct 16",
+          "coopmat-direct 16x8x64",
+          "portable 16x128",
+          "portable 16x128",
+          "register-tiled 16x128 quads",
+          "register-direct 16"}},
+        {"resnet 64->64 3x3 56", geom(1, 64, 56, 56, 64, 3),
+         {"register-tiled 64x64 quads, split 9 x 64",
+          "coopmat 64x128, split 9 x 64",
+          "portable 64x64, split 3 x 192",
+          "portable 64x64, split 3 x 192",
+          "register-tiled 64x64 quads, split 9 x 64",
+          "register-tiled 64x64 quads, split 9 x 64"}},
+        {"resnet b8 128->128 3x3 28", geom(8, 128, 28, 28, 128, 3),
+         {"register-tiled 64x64 quads, split 6 x 192",
+          "coopmat-direct 64x4x32",
+          "portable 64x64",
+          "portable 64x64",
+          "register-tiled 64x64 quads, split 6 x 192",
+          "register-tiled 64x64 quads, split 6 x 192"}},
+        {"resnet 512->512 3x3 7", geom(1, 512, 7, 7, 512, 3),
+         {"register-tiled 64x64, split 32 x 144",
+          "coopmat 64x128, split 29 x 160",
+          "portable 64x64, split 16 x 288",
+          "portable 64x64, split 16 x 288",
+          "register-tiled 64x64, split 32 x 144",
+          "register-tiled 64x64, split 32 x 144"}},
+        {"resnet 256->1024 1x1 14", geom(1, 256, 14, 14, 1024, 1),
+         {"register-tiled 64x64 quads, split 4 x 64",
+          "coopmat 64x128, split 4 x 64",
+          "portable 64x64, split 2 x 128",
+          "portable 64x64, split 2 x 128",
+          "register-tiled 64x64 quads, split 4 x 64",
+          "register-tiled 64x64 quads, split 4 x 64"}},
+        {"resnet b8 1024->256 1x1 14", geom(8, 1024, 14, 14, 256, 1),
+         {"register-tiled 64x64 quads, split 11 x 96",
+          "coopmat 64x128, split 5 x 224",
+          "portable 64x64",
+          "portable 64x64",
+          "register-tiled 64x64 quads, split 11 x 96",
+          "register-tiled 64x64 quads, split 11 x 96"}},
+        {"shufflenet 116->116 1x1 14", geom(1, 116, 14, 14, 116, 1),
+         {"small-grid 32px",
+          "coopmat 64x128",
+          "portable 64x64",
+          "portable 64x64",
+          "small-grid 32px",
+          "small-grid 32px"}},
+        {"squeeze-excite 144->6 1x1 1", geom(1, 144, 1, 1, 6, 1),
+         {"small-grid 1px",
+          "small-grid 1px",
+          "portable 16x128",
+          "portable 16x128",
+          "small-grid 1px",
+          "small-grid 1px"}},
+        {"depthwise 144 3x3 56", geom(1, 144, 56, 56, 144, 3, 1, 144),
+         {"depthwise",
+          "depthwise",
+          "depthwise",
+          "depthwise",
+          "depthwise",
+          "depthwise"}},
+        {"grouped 64->64 g2 3x3 28", geom(1, 64, 28, 28, 64, 3, 1, 2),
+         {"small-grid 16px",
+          "coopmat 32x128, split 3 x 96",
+          "portable 64x64, split 4 x 80",
+          "portable 64x64, split 4 x 80",
+          "small-grid 16px",
+          "small-grid 16px"}},
+        {"densenet 128->32 3x3 56", geom(1, 128, 56, 56, 32, 3),
+         {"register-tiled 32x64 quads, split 18 x 64",
+          "coopmat 32x128, split 9 x 128",
+          "portable 64x64, split 3 x 384",
+          "portable 64x64, split 3 x 384",
+          "register-tiled 32x64 quads, split 18 x 64",
+          "register-tiled 32x64 quads, split 18 x 64"}},
+        {"unet 16->16 3x3 128", geom(1, 16, 128, 128, 16, 3),
+         {"register-tiled 16x128 quads, split 2 x 72",
+          "coopmat 32x128, split 2 x 96",
+          "portable 16x128",
+          "portable 16x128",
+          "register-tiled 16x128 quads, split 2 x 72",
+          "register-tiled 16x128 quads, split 2 x 72"}},
+    };
+    return rows;
+}
+
+TEST(ConvSelection, PerDeviceTable) {
+    const DataType f32 = DataType::Float32, f16 = DataType::Float16;
+    for (const ConvRow& r : convTable()) {
+        SCOPED_TRACE(r.what);
+        EXPECT_EQ(describe(choose(r.g, f32, h200())), r.expected[0]) << "H200 fp32";
+        EXPECT_EQ(describe(choose(r.g, f16, h200())), r.expected[1]) << "H200 fp16";
+        EXPECT_EQ(describe(choose(r.g, f32, lavapipe())), r.expected[2]) << "lavapipe fp32";
+        EXPECT_EQ(describe(choose(r.g, f16, lavapipe())), r.expected[3]) << "lavapipe fp16";
+        EXPECT_EQ(describe(choose(r.g, f16, gpuWithoutCoopmat())), r.expected[4]) << "GPU without tensor cores fp16";
+        EXPECT_EQ(describe(choose(r.g, f32, gpuWithoutFloat16())), r.expected[5]) << "GPU without float16 fp32";
+    }
+}
+
+// The layouts the planner picks never change the kernel (conv/layout.cpp chooses them from
+// the kernels of the NCHW problem, so a different answer here would make the two disagree).
+TEST(ConvSelection, LayoutsNeverChangeTheKernel) {
+    for (const ConvRow& r : convTable()) {
+        if (r.g.C % 8 != 0 || r.g.Cg() % 8 != 0) continue;  // only such inputs are ever channels-last
+        for (bool in : {false, true})
+            for (bool out : {false, true}) {
+                ConvProblem p;
+                p.g = r.g;
+                p.type = DataType::Float16;
+                p.inNhwc = in;
+                p.outNhwc = out;
+                const ConvChoice c = selectConv(p, resolveKernelTarget(h200(), {}));
+                EXPECT_EQ(c.kernel, choose(r.g, DataType::Float16, h200()).kernel) << r.what << " in " << in << " out " << out;
+            }
+    }
+}
+
+TEST(ConvSelection, PolicyOverridesTheRules) {
+    const ConvGeom espcnBody = geom(1, 64, 540, 960, 32, 3);
+    const ConvGeom resnet56 = geom(1, 64, 56, 56, 64, 3);
+    const ConvGeom shuffle = geom(1, 116, 14, 14, 116, 1);
+    KernelPolicy off, always, small, large, noSmall, noCoopmat, emulate;
+    off.directConv = DirectConv::Off;
+    always.directConv = DirectConv::Always;
+    small.convTiles = ConvTiles::Small;
+    large.convTiles = ConvTiles::Large;
+    noSmall.smallGridConv = false;
+    noCoopmat.cooperativeMatrix = false;
+    emulate.emulateCooperativeMatrix = true;
+    const DataType f32 = DataType::Float32, f16 = DataType::Float16;
+    EXPECT_EQ(choose(espcnBody, f16, h200(), off).kernel, ConvKernel::Coopmat);
+    EXPECT_EQ(choose(espcnBody, f32, h200(), off).kernel, ConvKernel::RegisterTiled);
+    // ResNet-18's 56x56 layers lose on the direct kernel (too few warps) unless forced.
+    EXPECT_EQ(choose(resnet56, f16, h200()).kernel, ConvKernel::Coopmat);
+    EXPECT_EQ(choose(resnet56, f16, h200(), always).kernel, ConvKernel::CoopmatDirect);
+    EXPECT_EQ(choose(resnet56, f32, h200(), always).kernel, ConvKernel::RegisterDirect);
+    // Always also wins over the small-grid rule where the float32 direct kernel can run.
+    EXPECT_EQ(choose(geom(1, 64, 7, 7, 64, 3), f32, h200()).kernel, ConvKernel::SmallGrid);
+    EXPECT_EQ(choose(geom(1, 64, 7, 7, 64, 3), f32, h200(), always).kernel, ConvKernel::RegisterDirect);
+    EXPECT_EQ(choose(espcnBody, f32, h200(), small).kernel, ConvKernel::Portable);
+    EXPECT_EQ(choose(shuffle, f32, h200(), small).kernel, ConvKernel::Portable) << "small-grid comes with the GPU tiles";
+    EXPECT_EQ(choose(shuffle, f32, lavapipe(), large).kernel, ConvKernel::SmallGrid);
+    EXPECT_EQ(choose(shuffle, f32, h200(), noSmall).kernel, ConvKernel::RegisterTiled);
+    EXPECT_EQ(choose(espcnBody, f16, h200(), noCoopmat).kernel, ConvKernel::RegisterTiled);
+    EXPECT_EQ(choose(espcnBody, f16, lavapipe(), emulate).kernel, ConvKernel::CoopmatDirect);
+    // Float16 tensor cores need a 32-wide subgroup.
+    DeviceFacts wide = h200();
+    wide.subgroupSize = 64;
+    EXPECT_EQ(choose(resnet56, f16, wide).kernel, ConvKernel::RegisterTiled);
+}
+
+TEST(ConvSelection, WeightsFromAGraphInputKeepThePortableKernels) {
+    ConvProblem p;
+    p.g = geom(1, 64, 56, 56, 64, 3);
+    p.type = DataType::Float16;
+    p.constantWeights = false;  // packed at plan time otherwise
+    EXPECT_EQ(selectConv(p, resolveKernelTarget(h200(), {})).kernel, ConvKernel::Portable);
+    p.type = DataType::Float32;
+    EXPECT_EQ(selectConv(p, resolveKernelTarget(h200(), {})).kernel, ConvKernel::Portable);
+}
+
+TEST(ConvSelection, FusedDepthToSpaceIsStoredByTheTiledKernelsWithoutSplit) {
+    ConvProblem p;
+    p.g = geom(1, 32, 64, 64, 12, 3);
+    p.shuffle = 2;
+    for (DataType type : {DataType::Float32, DataType::Float16}) {
+        p.type = type;
+        const ConvChoice c = selectConv(p, resolveKernelTarget(h200(), {}));
+        EXPECT_TRUE(c.storesShuffled) << convKernelName(c.kernel);
+        EXPECT_EQ(c.splits, 1);
+    }
+    // The portable kernel writes a scratch tensor that a copy shuffles.
+    p.type = DataType::Float32;
+    EXPECT_FALSE(selectConv(p, resolveKernelTarget(lavapipe(), {})).storesShuffled);
+    // Without a fused DepthToSpace nothing is "stored shuffled".
+    p.shuffle = 0;
+    EXPECT_FALSE(selectConv(p, resolveKernelTarget(h200(), {})).storesShuffled);
+}
+
+TEST(ConvSelection, SiblingsSplitForAShareOfTheGpu) {
+    ConvProblem p;
+    p.g = geom(1, 192, 28, 28, 64, 3);
+    p.type = DataType::Float32;
+    const KernelTarget t = resolveKernelTarget(h200(), {});
+    const ConvChoice alone = selectConv(p, t);
+    p.siblings = 4;
+    const ConvChoice shared = selectConv(p, t);
+    EXPECT_EQ(alone.kernel, shared.kernel);
+    EXPECT_GT(alone.splits, shared.splits);
+}
+
+TEST(ConvSelection, ChannelsLastReadersAndWriters) {
+    EXPECT_TRUE(readsChannelsLast(ConvKernel::Coopmat));
+    EXPECT_TRUE(readsChannelsLast(ConvKernel::CoopmatDirect));
+    EXPECT_FALSE(readsChannelsLast(ConvKernel::RegisterTiled));
+    EXPECT_TRUE(writesChannelsLast(ConvKernel::RegisterTiled, DataType::Float16));
+    EXPECT_TRUE(writesChannelsLast(ConvKernel::Portable, DataType::Float16));
+    EXPECT_FALSE(writesChannelsLast(ConvKernel::RegisterTiled, DataType::Float32));
+    EXPECT_FALSE(writesChannelsLast(ConvKernel::Depthwise, DataType::Float16));
+}
+
+struct GemmRow {
+    const char* what;
+    int64_t M, N, K, batches;
+    // H200 fp32, H200 fp16, lavapipe fp16, GPU without tensor cores fp16.
+    std::array<const char*, 4> expected;
+};
+
+GemmChoice chooseGemm(const GemmRow& r, DataType type, const DeviceFacts& f) {
+    GemmProblem p;  // row-major A [M, K] and B [K, N], batches along `inner`
+    p.M = r.M, p.N = r.N, p.K = r.K, p.inner = r.batches;
+    p.aInner = r.M * r.K, p.bInner = r.K * r.N;
+    p.aM = r.K, p.aK = 1, p.bK = r.N, p.bN = 1;
+    return selectGemm(p, type, false, resolveKernelTarget(f, {}));
+}
+
+TEST(GemmSelection, PerDeviceTable) {
+    static const std::vector<GemmRow> rows = {
+        {"classifier 1x1000x512", 1, 1000, 512, 1,
+         {"portable 16x128 split 8 x 64",
+          "portable 16x128 split 8 x 64",
+          "portable 16x128 split 8 x 64",
+          "portable 16x128 split 8 x 64"}},
+        {"classifier b8 8x1000x2048", 8, 1000, 2048, 1,
+         {"portable 16x128 split 16 x 128",
+          "portable 16x128 split 16 x 128",
+          "portable 16x128 split 16 x 128",
+          "portable 16x128 split 16 x 128"}},
+        {"vit qkv 197x2304x768", 197, 2304, 768, 1,
+         {"portable 64x64 split 1 x 768",
+          "coopmat 128x128 wordsA wordsB split 4 x 192",
+          "portable 64x64 split 1 x 768",
+          "portable 64x64 split 1 x 768"}},
+        {"attention 12x197x197x64", 197, 197, 64, 12,
+         {"portable 64x64 split 1 x 64",
+          "coopmat 128x128 wordsA split 1 x 64",
+          "portable 64x64 split 1 x 64",
+          "portable 64x64 split 1 x 64"}},
+        {"square 4096", 4096, 4096, 4096, 1,
+         {"portable 64x64 split 1 x 4096",
+          "coopmat 128x128 wordsA wordsB full split 1 x 4096",
+          "portable 64x64 split 1 x 4096",
+          "portable 64x64 split 1 x 4096"}},
+    };
+    for (const GemmRow& r : rows) {
+        SCOPED_TRACE(r.what);
+        EXPECT_EQ(describe(chooseGemm(r, DataType::Float32, h200())), r.expected[0]) << "H200 fp32";
+        EXPECT_EQ(describe(chooseGemm(r, DataType::Float16, h200())), r.expected[1]) << "H200 fp16";
+        EXPECT_EQ(describe(chooseGemm(r, DataType::Float16, lavapipe())), r.expected[2]) << "lavapipe fp16";
+        EXPECT_EQ(describe(chooseGemm(r, DataType::Float16, gpuWithoutCoopmat())), r.expected[3])
+            << "GPU without tensor cores fp16";
+    }
+}
+
+TEST(GemmSelection, ParallelBranchesAreNotSplit) {
+    GemmProblem p;
+    p.M = 1, p.N = 1000, p.K = 2048, p.aM = 2048, p.aK = 1, p.bK = 1000, p.bN = 1;
+    const KernelTarget t = resolveKernelTarget(h200(), {});
+    EXPECT_GT(selectGemm(p, DataType::Float32, false, t).splits, 1);
+    EXPECT_EQ(selectGemm(p, DataType::Float32, true, t).splits, 1);
+}
+
+TEST(KernelTarget, PolicyResolvedAgainstTheFacts) {
+    KernelTarget t = resolveKernelTarget(h200(), {});
+    EXPECT_TRUE(t.cooperativeMatrix && t.registerTiles && t.smallGrid);
+    t = resolveKernelTarget(lavapipe(), {});
+    EXPECT_FALSE(t.cooperativeMatrix || t.registerTiles || t.smallGrid);
+    KernelPolicy p;
+    p.cooperativeMatrix = false;
+    EXPECT_FALSE(resolveKernelTarget(h200(), p).cooperativeMatrix);
+    p.emulateCooperativeMatrix = true;  // emulation needs no device support and no permission
+    EXPECT_TRUE(resolveKernelTarget(lavapipe(), p).cooperativeMatrix);
+    EXPECT_STREQ(resolveKernelTarget(lavapipe(), p).coopmatSuffix(), "_emu");
+    EXPECT_FALSE(resolveKernelTarget(DeviceFacts{}, {}).registerTiles) << "an undescribed device gets no optional kernels";
+}
+
+}  // namespace
+}  // namespace vkinfer::ops
