@@ -35,7 +35,7 @@ FP32_CEILING = 67.0   # TFLOP/s, H200 datasheet (plain fp32)
 
 
 class Espcn(torch.nn.Module):
-    """data/espcn_x2's architecture (shared/tools/make_models.py): 5x5x64, 3x3x32, 3x3x12, pixel shuffle."""
+    """data/espcn_x2's architecture (scripts/make_models.py): 5x5x64, 3x3x32, 3x3x12, pixel shuffle."""
 
     def __init__(self):
         super().__init__()

@@ -21,7 +21,7 @@ namespace {
 
 // Whole networks accumulate more float32 rounding than single ops.
 const Tolerance kNetworkTolerance{1e-3, 1e-4, true};
-// float16 storage of every intermediate (docs/BENCHMARKS.md, "fp16 precision").
+// float16 storage of every intermediate (docs/BENCHMARKS.md, the fp16 accuracy rows).
 const Tolerance kFp16Tolerance{1e-2, 1e-2, true};
 
 uint32_t g_seed = 1000;

@@ -1,6 +1,6 @@
 // Float16 precision on the shared models (../shared/models): every data set matches its
-// float32 reference within the tolerance measured for that model (docs/BENCHMARKS.md,
-// "fp16 precision (lavapipe)", asserted here with 1.5x headroom), identically in both sync
+// float32 reference within the tolerance measured for that model (the fp16 accuracy rows of
+// docs/BENCHMARKS.md's lavapipe table, asserted here with 1.5x headroom), identically in both sync
 // modes; graph inputs and outputs stay float32; float32 stays the default. A device without 16-bit storage or float16 arithmetic refuses Float16 by name.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
-// The shared barrier-placement cases (../shared/sync-cases.json), each its own test, checked
-// in minimal and conservative mode.
+// The barrier-placement cases of tests/plan/sync-cases.json (the design's expected placements,
+// docs/DESIGN.md), each its own test, checked in minimal and conservative mode.
 #include <gtest/gtest.h>
 
 #include <cctype>

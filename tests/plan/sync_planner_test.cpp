@@ -1,4 +1,4 @@
-// Hand-written barrier placement cases beyond the shared JSON ones.
+// Hand-written barrier placement cases beyond those of sync-cases.json.
 #include <gtest/gtest.h>
 
 #include <algorithm>

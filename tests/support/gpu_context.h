@@ -15,8 +15,9 @@ namespace vkinfer::testing {
 bool gpuAvailable();
 Context& gpuContext();
 
-// Models directory (../shared/models by default; the VKINFER_MODELS_DIR environment
-// variable overrides it at run time); empty if absent.
+// Models directory (../shared/models by default, made by scripts/make_models.py; the
+// VKINFER_MODELS_DIR environment variable overrides it at run time); empty if absent, so that
+// the tests needing it skip instead of failing on a clone without the models.
 std::string modelsDir();
 
 }  // namespace vkinfer::testing
