@@ -7,7 +7,8 @@ packages="build-essential cmake ninja-build pkg-config
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev libjpeg62-turbo-dev
-  clang libclang-rt-14-dev"
+  clang libclang-rt-14-dev
+  python3"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

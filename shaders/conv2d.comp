@@ -14,6 +14,7 @@
 // which would otherwise leave most of a GPU idle.
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d.toml
 
 #define BM (WM * TM)
 #define BN (WN * TN)
@@ -37,14 +38,6 @@ layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, groups;
-    uint KH, KW, SH, SW;
-    uint padH, padW, DH, DW;
-    uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
-    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv/layout.h)
-} p;
 
 shared float As[BK][BM];
 shared float Bs[BK][BN];

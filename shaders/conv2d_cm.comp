@@ -23,6 +23,7 @@
 #define T_F16
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_cm.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_cm.toml
 #include "conv_store.glsl"
 #ifdef IN_NHWC
 #define CM_UNIT 8u
@@ -32,7 +33,7 @@
 #endif
 #include "coopmat.glsl"
 
-#define BK 32
+#define BK TILE_K
 #define NT (32 * WARPS_M * WARPS_N)
 #define WTM (BM / WARPS_M)
 #define WTN (BN / WARPS_N)
@@ -59,15 +60,6 @@ layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 layout(std430, binding = 5) readonly buffer Residual { float16_t res[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, groups;
-    uint KH, KW, SH, SW;
-    uint padH, padW, DH, DW;
-    uint kChunk;  // reduction indices per split (a multiple of BK; Kpad without split-K)
-    uint Kpad, Mpad;
-    uint outNhwc;  // 1: output, residual and partial sums channels-last
-} p;
 
 #ifdef IN_NHWC
 shared uvec4 As[BM * SA / 8];

@@ -26,38 +26,28 @@
 #define T_F16
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_cmd.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_cmd.toml
 #include "conv_store.glsl"
 #define CM_UNIT 8u
 #define CM_A(h) cmHalf(As[(h) >> 3], h)
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
 #define CM_B_COLUMN_MAJOR
 #include "coopmat.glsl"
+// The lowering sizes shared memory with STAGING_FLOATS_PER_WARP (conv2d_cmd.toml): a compile
+// error (an array of size -1) if coopmat.glsl's staging tile differs.
+const uint STAGING_MATCHES_DECLARATION[16u * CM_CS_STRIDE == STAGING_FLOATS_PER_WARP ? 1 : -1] = uint[](1u);
 
 #define BM (16 * FM)
 #define TW (16 * FN)
 #define TH (gl_WorkGroupSize.x / 32u)
 #define NT gl_WorkGroupSize.x
-#ifdef NARROW
-#define PIX_WORDS 1u   // words per halo pixel in shared memory: 8 channels
-#define DATA_WORDS 1u  // of which loaded
-#define XSTEP 2u       // taps along x per fragment
-#else
-#define PIX_WORDS 3u   // 16 channels and a pad word: rows 48 bytes apart, no bank conflicts
-#define DATA_WORDS 2u
-#define XSTEP 1u
-#endif
-#define W_ROW_WORDS 3u  // a weight row in shared memory: 16 halves and a pad word
+// PIX_WORDS, DATA_WORDS, XSTEP: per variant (_narrow), from shaders/kernels/conv2d_cmd.toml
 
 // Shared memory per workgroup, sized by the lowering (ops/conv/coopmat_direct.cpp) for its tile.
-layout(constant_id = 7) const uint HALO_WORDS = 1u;    // (TH + KH - 1) * haloW * PIX_WORDS
-layout(constant_id = 8) const uint WEIGHT_WORDS = 1u;  // tapSteps * BM * W_ROW_WORDS
 // The window, as constants so that the driver unrolls the tap loops: loads of one tap can
 // then overlap the multiplies of the last.
-layout(constant_id = 9) const uint KH = 1u;
-layout(constant_id = 10) const uint KW = 1u;
 const uint KW_STEPS = (KW + XSTEP - 1u) / XSTEP;  // fragments of reduction per window row
 const uint TAP_STEPS = KH * KW_STEPS;              // per chunk
-layout(constant_id = 11) const uint STORE_WORDS = 0u;
 // Global words each invocation loads per chunk (the shared words less their padding).
 const uint HALO_DATA = HALO_WORDS / PIX_WORDS * DATA_WORDS;
 const uint WEIGHT_DATA = WEIGHT_WORDS / W_ROW_WORDS * 2u;
@@ -76,15 +66,6 @@ layout(std430, binding = 4) readonly buffer Residual { float16_t res[]; };
 layout(std430, binding = 4) readonly buffer Residual8 { uvec4 resq[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, Mpad;
-    uint padH, padW;
-    uint chunks;    // 16-channel chunks of the input (1 with NARROW)
-    uint haloW;     // halo pixels per row
-    uint inNhwc;    // 1: the input is channels-last (C a multiple of 8)
-    uint outNhwc;   // 1: output and residual channels-last
-} p;
 
 shared uvec4 As[WEIGHT_WORDS];
 shared uvec4 Bs[HALO_WORDS];

@@ -21,6 +21,7 @@
 #extension GL_EXT_control_flow_attributes : enable
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_rt.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_rt.toml
 #include "conv_store.glsl"
 
 #define BM (8 * WM)
@@ -67,17 +68,7 @@ layout(std430, binding = 5) readonly buffer Residual4 { T4 res4[]; };
 // (ops::vec4ConvStores). The epilogue then stores one vec4 per channel instead of four
 // scalars a quad apart, so that a warp's stores are whole 128-byte lines (ResNet-50 at batch 8
 // 4.22 -> 3.59 ms on the H200, docs/BENCHMARKS.md run 37).
-layout(constant_id = 7) const uint VEC4_STORE = 0;
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, groups;
-    uint KH, KW, SH, SW;
-    uint padH, padW, DH, DW;
-    uint kChunk;  // reduction indices per split (a multiple of BK; K without split-K)
-    uint Kpad, Mpad;  // the packed weights' padded reduction length and rows per group
-    uint outNhwc;  // 1: output, residual and partial sums channels-last (ops/conv/layout.h)
-} p;
 
 shared vec4 As[2][BK][BM / 4];
 shared vec4 Bs[2][BK][BN / 4];

@@ -17,11 +17,10 @@
 #extension GL_EXT_control_flow_attributes : enable
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_rtd.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_rtd.toml
 #include "conv_store.glsl"
 
-#define CK 4u                      // input channels per chunk
 #define BM (8u * WM)
-#define TW 32u
 #define SEGS (TW / 8u)             // 8-pixel segments per tile row
 #define WN (TH * SEGS)
 #define NT (WM * WN)
@@ -31,7 +30,6 @@
 #define RS4 ((((TW + KW - 1u + 3u) / 4u)) | 1u)
 #define RS (4u * RS4)
 
-layout(constant_id = 9) const uint KH = 1u;
 const uint HR = TH + KH - 1u;             // halo rows
 const uint HALO = CK * HR * RS;           // halo floats per chunk
 const uint WEIGHTS = CK * KH * KW * BM;   // weight floats per chunk
@@ -46,11 +44,6 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer Residual { T res[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, Mpad;
-    uint padH, padW, chunks;
-} p;
 
 shared vec4 Hs[HALO / 4u];
 shared vec4 Ws[WEIGHTS / 4u];

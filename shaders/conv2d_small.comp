@@ -14,9 +14,8 @@
 #extension GL_EXT_control_flow_attributes : enable
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_small.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_small.toml
 
-#define RM 4
-#define NT 256
 #define UNROLL 4
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
@@ -27,14 +26,6 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer Residual { T res[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, groups;
-    uint KH, KW, SH, SW;
-    uint padH, padW, DH, DW;
-    uint pxShift;  // PX = 1 << pxShift pixels per workgroup
-    uint outNhwc;  // 1: output and residual channels-last (ops/conv/layout.h)
-} p;
 
 shared float partial[RM][NT];
 

@@ -6,6 +6,7 @@
 // NCHW, one pixel's four channels in NHWC) through 16-byte loads and stores.
 #include "common.glsl"
 #include "types.glsl"
+#include "conv_splitk_reduce.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv_splitk_reduce.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { T4 y4[]; };
@@ -17,14 +18,6 @@ layout(std430, binding = 3) readonly buffer Residual { T res[]; };
 layout(std430, binding = 3) readonly buffer Residual4 { T4 res4[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint count;   // output elements N * M * OH * OW
-    uint M;       // output channels
-    uint pixels;  // OH * OW
-    uint splits;
-    uint nhwc;    // 1: output, residual and partial sums channels-last (conv2d_cm.comp)
-    uint quads;   // 1: four elements per invocation (NCHW: pixels % 4 == 0; NHWC: M % 4 == 0)
-} p;
 
 // Where element idx's partial sum of split 0 lies (split s adds s times the stride), and its channel.
 uint partialIndex(uint idx, out uint oc, out uint splitStride) {

@@ -3,8 +3,8 @@
 // residual or split-K). A specialization constant, not a push constant: the driver then
 // compiles the unshuffled store without the index arithmetic below, which as a runtime
 // branch in every unrolled store made the register-tiled kernels 13-40% slower on the H200
-// (docs/BENCHMARKS.md, run 24).
-layout(constant_id = 6) const uint SHUFFLE = 0;
+// (docs/BENCHMARKS-HISTORY.md, run 24). Each including kernel declares it (SHUFFLE, id 6, in
+// its shaders/kernels/<family>.toml).
 
 // Where a convolution stores output (b, oc, oy, ox) of an M x OH x OW map in NCHW, or, with
 // `shuffle` != 0, where the fused DepthToSpace puts it (CRD: oc = c r^2 + i r + j; DCR:

@@ -11,6 +11,7 @@
 // gemm_splitk_reduce.comp adds them in order with alpha, C and the activation.
 #include "common.glsl"
 #include "types.glsl"
+#include "gemm.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm.toml
 
 #define BM (WM * TM)
 #define BN (WN * TN)
@@ -26,15 +27,6 @@ layout(std430, binding = 2) readonly buffer MatB { T b[]; };
 layout(std430, binding = 3) readonly buffer MatC { T c[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint M, N, K, inner;
-    uint aOuter, aInner, bOuter, bInner;
-    uint aM, aK, bK, bN;
-    uint cM, cN;
-    float alpha, beta;
-    uint kChunk;   // reduction indices per split (K without split-K)
-    uint batches;  // outer * inner
-} p;
 
 shared float As[BK][BM];
 shared float Bs[BK][BN];

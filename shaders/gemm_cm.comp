@@ -14,13 +14,14 @@
 #define T_F16
 #include "common.glsl"
 #include "types.glsl"
+#include "gemm_cm.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm_cm.toml
 
 #define CM_UNIT 8u
 #define CM_A(h) cmHalf(As[(h) >> 3], h)
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
 #include "coopmat.glsl"
 
-#define BK 32
+#define BK TILE_K
 #define NT (32 * WARPS_M * WARPS_N)
 #define WTM (BM / WARPS_M)
 #define WTN (BN / WARPS_N)
@@ -45,15 +46,6 @@ layout(std430, binding = 2) readonly buffer MatB4 { uvec4 b4[]; };
 layout(std430, binding = 3) readonly buffer MatC { float16_t c[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint M, N, K, inner;
-    uint aOuter, aInner, bOuter, bInner;
-    uint aM, aK, bK, bN;
-    uint cM, cN;
-    float alpha, beta;
-    uint kChunk;   // reduction indices per split (a multiple of BK; K without split-K)
-    uint batches;  // outer * inner
-} p;
 
 shared uvec4 As[BM * SA / 8];
 shared uvec4 Bs[BK * SB / 8];

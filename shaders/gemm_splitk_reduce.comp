@@ -4,6 +4,7 @@
 // fused activation, stored as T.
 #include "common.glsl"
 #include "types.glsl"
+#include "gemm_splitk_reduce.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm_splitk_reduce.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer Partial { float part[]; };
@@ -11,12 +12,6 @@ layout(std430, binding = 1) readonly buffer Partial { float part[]; };
 layout(std430, binding = 2) readonly buffer MatC { T c[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint count;  // output elements: batches * M * N
-    uint M, N, splits;
-    uint cM, cN;
-    float alpha, beta;
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

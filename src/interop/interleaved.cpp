@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "kernels/families/image_to_tensor.h"
+#include "kernels/families/tensor_to_image.h"
 #include "runtime/device_guard.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
@@ -304,9 +306,11 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             imageBarrier(cmd, in.image.image, in.before.layout, readLayout,
                          stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-            std::string kernel = sampled ? "image_to_tensor_sampled"
-                                 : in.image.format == VK_FORMAT_R16G16B16A16_SFLOAT ? "image_to_tensor_rgba16f"
-                                                                                      : "image_to_tensor_rgba8";
+            using From = kernels::image_to_tensor::From;
+            const kernels::KernelId kernel = kernels::image_to_tensor::variant(
+                sampled                                            ? From::sampled
+                : in.image.format == VK_FORMAT_R16G16B16A16_SFLOAT ? From::rgba16f
+                                                                   : From::rgba8);
             VkDescriptorType imageType =
                 sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
             vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, imageType}, {16, 16, 1}, {});
@@ -314,7 +318,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             BridgePush push{in.image.width, in.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
             std::copy(in.mean.begin(), in.mean.end(), push.a);
             std::copy(in.scale.begin(), in.scale.end(), push.b);
-            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "in:" + name + ":" + kernel, p), 0, plan.buffer(slot, alloc),
+            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "in:" + name + ":" + std::string(kernels::kernelName(kernel)), p), 0, plan.buffer(slot, alloc),
                            static_cast<VkDeviceSize>(cp.allocations[alloc].size), imageType, in.image.view, readLayout,
                            push);
         }
@@ -339,16 +343,18 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             imageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
                          stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
-            std::string kernel = ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? "tensor_to_image"
-                                 : out.image.format == VK_FORMAT_R16G16B16A16_SFLOAT  ? "tensor_to_image_rgba16f"
-                                                                                       : "tensor_to_image_rgba8";
+            using To = kernels::tensor_to_image::To;
+            const kernels::KernelId kernel = kernels::tensor_to_image::variant(
+                ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? To::none
+                : out.image.format == VK_FORMAT_R16G16B16A16_SFLOAT                  ? To::rgba16f
+                                                                                     : To::rgba8);
             vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
                                                 {16, 16, 1}, {0, 0, 0, isUnorm(out.image.format) ? 1u : 0u});
             const auto& shape = cp.graph.values[cp.graph.outputs[k]].shape;
             BridgePush push{out.image.width, out.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
             std::copy(out.scale.begin(), out.scale.end(), push.a);
             std::copy(out.bias.begin(), out.bias.end(), push.b);
-            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "out:" + name + ":" + kernel, p), 1, plan.buffer(slot, alloc),
+            dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "out:" + name + ":" + std::string(kernels::kernelName(kernel)), p), 1, plan.buffer(slot, alloc),
                            static_cast<VkDeviceSize>(cp.allocations[alloc].size), VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                            out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);
             // "after" UNDEFINED leaves the image in GENERAL, as for inputs (UNDEFINED is not a

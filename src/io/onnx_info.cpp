@@ -7,7 +7,6 @@
 #include <map>
 
 #include "core/error.h"
-#include "ops/registry.h"
 
 namespace vkinfer::io {
 
@@ -81,7 +80,8 @@ TensorDesc describeValue(const onnx::ValueInfoProto& vi, const char* what, Model
 }
 
 // Why the op table refuses a node, with the words of ops::checkSupported; empty if it does not.
-std::string nodeReason(const onnx::NodeProto& n, const std::string& domain, int64_t opset) {
+std::string nodeReason(const onnx::NodeProto& n, const std::string& domain, int64_t opset,
+                       const OperatorSupport& support) {
     if (n.op_type() == "Constant" && domain.empty()) {
         // The importer folds Constant nodes itself, from these attributes.
         for (const auto& a : n.attribute())
@@ -99,14 +99,14 @@ std::string nodeReason(const onnx::NodeProto& n, const std::string& domain, int6
                            attrs.empty() ? "none" : attrs);
     }
     if (!domain.empty()) return fmt::format("domain '{}' is not supported (only the default ONNX domain)", domain);
-    if (ops::findOp(n.op_type(), opset)) return {};
-    if (ops::findOpAnyOpset(n.op_type())) return fmt::format("operator {} is not supported at opset {}", n.op_type(), opset);
+    if (support.atOpset(n.op_type(), opset)) return {};
+    if (support.atAnyOpset(n.op_type())) return fmt::format("operator {} is not supported at opset {}", n.op_type(), opset);
     return fmt::format("operator {} (opset {}) is not supported", n.op_type(), opset);
 }
 
 }  // namespace
 
-ModelInfo inspectOnnx(const void* data, size_t size, const std::string& label) {
+ModelInfo inspectOnnx(const void* data, size_t size, const std::string& label, const OperatorSupport& support) {
     if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
         fail(ErrorCode::Unsupported, "{}: the model is {} bytes; an ONNX file over 2 GiB cannot be parsed", label, size);
     onnx::ModelProto model;
@@ -160,7 +160,7 @@ ModelInfo inspectOnnx(const void* data, size_t size, const std::string& label) {
         if (n.op_type() == "Constant" && domain.empty())
             for (const auto& a : n.attribute())
                 if (a.name() == "value") addWeights(info, a.t());
-        std::string reason = nodeReason(n, domain, info.opset);
+        std::string reason = nodeReason(n, domain, info.opset, support);
         if (!reason.empty())
             info.unsupported.push_back({n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name(), n.op_type(),
                                         std::move(reason)});

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/kernel_table.h"
+#include "kernels/families/cast.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -54,20 +55,57 @@ void evalCast(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
     out[0] = castTensor(n, *in[0], out[0].dtype());
 }
 
-// The kernel suffix of a type; bool reads as u8 but is written by its own variants (x != 0).
-const char* castSuffix(DataType t, bool destination) {
-    if (t == DataType::Bool) return destination ? "b" : "u8";
-    return typeSuffix(t);
+// The cast variant for (from, to), if the build has one; bool reads as u8 but is written by
+// its own variants (x != 0).
+std::optional<kernels::KernelId> castKernel(DataType from, DataType to) {
+    using kernels::cast::Dst;
+    using kernels::cast::Src;
+    auto src = [](DataType t) -> std::optional<Src> {
+        switch (t) {
+            case DataType::Float32: return Src::f32;
+            case DataType::Float16: return Src::f16;
+            case DataType::Float64: return Src::f64;
+            case DataType::Int8: return Src::i8;
+            case DataType::UInt8:
+            case DataType::Bool: return Src::u8;
+            case DataType::Int16: return Src::i16;
+            case DataType::UInt16: return Src::u16;
+            case DataType::Int32: return Src::i32;
+            case DataType::UInt32: return Src::u32;
+            case DataType::Int64: return Src::i64;
+            case DataType::UInt64: return Src::u64;
+            default: return std::nullopt;
+        }
+    }(from);
+    auto dst = [](DataType t) -> std::optional<Dst> {
+        switch (t) {
+            case DataType::Float32: return Dst::f32;
+            case DataType::Float16: return Dst::f16;
+            case DataType::Float64: return Dst::f64;
+            case DataType::Int8: return Dst::i8;
+            case DataType::UInt8: return Dst::u8;
+            case DataType::Bool: return Dst::b;
+            case DataType::Int16: return Dst::i16;
+            case DataType::UInt16: return Dst::u16;
+            case DataType::Int32: return Dst::i32;
+            case DataType::UInt32: return Dst::u32;
+            case DataType::Int64: return Dst::i64;
+            case DataType::UInt64: return Dst::u64;
+            default: return std::nullopt;
+        }
+    }(to);
+    if (!src || !dst) return std::nullopt;
+    return kernels::cast::variant(*src, *dst);
 }
 
-bool hasCastKernel(DataType from, DataType to) {
-    return kernels::find(fmt::format("cast_{}_{}", castSuffix(from, false), castSuffix(to, true))) != nullptr;
-}
+bool hasCastKernel(DataType from, DataType to) { return castKernel(from, to).has_value(); }
 
 void emitCastDispatch(LowerContext& ctx, const Node& n, int src, int dst, DataType from, DataType to) {
     int64_t count = ctx.value(src).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit(fmt::format("cast_{}_{}", castSuffix(from, false), castSuffix(to, true)));
+    const auto kernel = castKernel(from, to);
+    if (!kernel) unsupported(n, "no GPU kernel casts {} to {}", dataTypeName(from), dataTypeName(to));
+    Dispatch& d = ctx.emit(*kernel);
     setActivation(d, graph::Activation{});
     struct {
         uint32_t count;

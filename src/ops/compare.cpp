@@ -3,6 +3,8 @@
 // bool as one byte (0 or 1).
 #include <cstring>
 
+#include "kernels/families/compare.h"
+#include "kernels/families/where.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -71,7 +73,7 @@ void evalCompare(const Node& n, std::span<const Tensor* const> in, std::span<Ten
 
 void emitCompare(LowerContext& ctx, const Node& n, CompareOp op, int a, int b) {
     auto p = broadcastParams<2>(n, ctx.value(n.outputs[0]).shape, {ctx.value(a).shape, ctx.value(b).shape});
-    Dispatch& d = ctx.emit(typedKernel(n, "compare", ctx.value(a).dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::compare::variant(ctx.value(a).dtype), "compare", ctx.value(a).dtype));
     setActivation(d, graph::Activation{});
     d.spec.push_back(static_cast<uint32_t>(op));
     d.setPush(p);
@@ -121,8 +123,10 @@ void evalWhere(const Node&, std::span<const Tensor* const> in, std::span<Tensor>
 void lowerWhere(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[1]);
     size_t es = dataTypeSize(x.dtype);
-    const char* kernel = es == 1 ? "where_b8" : es == 2 ? "where_b16" : es == 4 ? "where_b32" : es == 8 ? "where_b64" : nullptr;
-    if (!kernel) unsupported(n, "Where on {}-byte elements is not supported", es);
+    using kernels::where::Elem;
+    if (es != 1 && es != 2 && es != 4 && es != 8) unsupported(n, "Where on {}-byte elements is not supported", es);
+    const kernels::KernelId kernel =
+        kernels::where::variant(es == 1 ? Elem::b8 : es == 2 ? Elem::b16 : es == 4 ? Elem::b32 : Elem::b64);
     auto p = broadcastParams<3>(n, ctx.value(n.outputs[0]).shape,
                                 {ctx.value(n.inputs[0]).shape, x.shape, ctx.value(n.inputs[2]).shape});
     Dispatch& d = ctx.emit(kernel);

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/kernel_ids.h"
+
 namespace vkinfer::ops {
 
 enum class Access : uint8_t { Read, Write };
@@ -26,10 +28,10 @@ struct Binding {
     Access access = Access::Read;
 };
 
-constexpr size_t kMaxPushConstantBytes = 128;  // the minimum every Vulkan device guarantees
+using kernels::kMaxPushConstantBytes;  // the minimum every Vulkan device guarantees
 
 struct Dispatch {
-    std::string kernel;                      // name in the embedded shader table
+    kernels::KernelId kernel = kernels::KernelId::none;  // the variant (kernels/families/*.h)
     std::array<uint32_t, 3> localSize{64, 1, 1};  // specialization constants 0, 1, 2
     std::vector<uint32_t> spec;              // specialization constants 3, 4, ... (uint or float bits)
     std::vector<uint8_t> push;               // push-constant bytes
@@ -44,6 +46,12 @@ struct Dispatch {
         static_assert(sizeof(T) <= kMaxPushConstantBytes, "push constants exceed the 128 bytes every device offers");
         push.resize(sizeof(T));
         std::memcpy(push.data(), &block, sizeof(T));
+    }
+    // Specialization constant `id` (6 or more: a family's own, kernels/families/*.h SpecId);
+    // constants between the last one set and `id` are 0, every kernel's default.
+    void setSpec(uint32_t id, uint32_t value) {
+        if (spec.size() < id - 2) spec.resize(id - 2, 0);
+        spec[id - 3] = value;
     }
     void addSpecFloat(float f) {
         uint32_t bits;

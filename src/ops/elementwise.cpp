@@ -4,6 +4,10 @@
 #include <cfloat>
 #include <cmath>
 
+#include "kernels/families/binary.h"
+#include "kernels/families/eltwise.h"
+#include "kernels/families/minmax_f64.h"
+#include "kernels/families/unary.h"
 #include "ops/activation.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -151,7 +155,9 @@ void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, in
     if (f64 && op != BinaryOp::Max && op != BinaryOp::Min)
         unsupported(n, "{} of float64 tensors runs on the CPU reference only (the engine does not enable shaderFloat64)",
                     n.opType);
-    Dispatch& d = ctx.emit(f64 ? std::string("minmax_f64") : typedKernel(n, f32 ? "binary" : "eltwise", type));
+    Dispatch& d = ctx.emit(f64   ? kernels::minmax_f64::variant()
+                           : f32 ? typedKernel(n, kernels::binary::variant(type), "binary", type)
+                                 : typedKernel(n, kernels::eltwise::variant(type), "eltwise", type));
     setActivation(d, act);
     d.spec.push_back(f64 ? (op == BinaryOp::Min ? 1u : 0u) : static_cast<uint32_t>(op));
     d.setPush(p);
@@ -352,7 +358,8 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
     graph::Activation a = activationOfNode(n, bounds);
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit(typedKernel(n, "unary", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::unary::variant(type), "unary", type));
     setActivation(d, a);
     struct {
         uint32_t count;

@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/families/gather.h"
+#include "kernels/families/gather_elements.h"
+#include "kernels/families/scatter_elements.h"
+#include "kernels/families/scatter_nd.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -29,13 +33,16 @@ int64_t checkedIndex(const Node& n, int64_t k, int64_t len) {
 
 // Kernel variant by element size (8-byte elements move as two 32-bit words), and the
 // number of words per element.
-std::string byteKernel(const Node& n, const std::string& base, size_t elemSize, int64_t* words) {
+// The variant of a family moving 1-, 2- or 4-byte elements (Elem::b8, b16, b32) for
+// `elemSize` bytes; longer elements move as *words 32-bit words.
+template <class Elem>
+Elem elementVariant(const Node& n, size_t elemSize, int64_t* words) {
     *words = 1;
-    if (elemSize == 1) return base + "_b8";
-    if (elemSize == 2) return base + "_b16";
+    if (elemSize == 1) return Elem::b8;
+    if (elemSize == 2) return Elem::b16;
     if (elemSize % 4 != 0 || elemSize == 0) unsupported(n, "{}-byte elements are not supported", elemSize);
     *words = static_cast<int64_t>(elemSize / 4);
-    return base + "_b32";
+    return Elem::b32;
 }
 
 // ---- Gather ----
@@ -98,7 +105,8 @@ void lowerGather(LowerContext& ctx, const Node& n) {
         }
     }
     int64_t words;
-    std::string kernel = byteKernel(n, "gather", es, &words);
+    const kernels::KernelId kernel =
+        kernels::gather::variant(elementVariant<kernels::gather::Elem>(n, es, &words));
     int64_t count = d.outer * d.nIdx * d.inner * words;
     if (count == 0) return;
     requireIndexable(n, std::max(count, x.elementCount() * words));
@@ -175,7 +183,8 @@ void lowerGatherElements(LowerContext& ctx, const Node& n) {
     const int64_t rank = static_cast<int64_t>(dims.size());
     if (rank > 6) unsupported(n, "GatherElements over {} separate dimensions (the kernel walks up to 6)", rank);
     int64_t words;
-    std::string kernel = byteKernel(n, "gather_elements", dataTypeSize(x.dtype), &words);
+    const kernels::KernelId kernel = kernels::gather_elements::variant(
+        elementVariant<kernels::gather_elements::Elem>(n, dataTypeSize(x.dtype), &words));
     int64_t count = ind.elementCount();
     if (count == 0) return;
     requireIndexable(n, std::max(count, x.elementCount()) * words);
@@ -281,7 +290,7 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
     int64_t count = x.elementCount();
     if (count == 0) return;
     requireIndexable(n, std::max(count, ind.elementCount()));
-    Dispatch& d = ctx.emit(typedKernel(n, "scatter_elements", x.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::scatter_elements::variant(x.dtype), "scatter_elements", x.dtype));
     d.spec.resize(3, 0);
     d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));
@@ -364,7 +373,7 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
     int64_t count = x.elementCount();
     if (count == 0) return;
     requireIndexable(n, std::max({count, ind.elementCount() * 2, sd.tuples * sd.slice}));
-    Dispatch& d = ctx.emit(typedKernel(n, "scatter_nd", x.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::scatter_nd::variant(x.dtype), "scatter_nd", x.dtype));
     d.spec.resize(3, 0);
     d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));

@@ -37,7 +37,7 @@ public:
     const graph::Value& value(int id) const { return g_.values[id]; }
 
     // Appends a dispatch of `kernel` for the node being lowered.
-    Dispatch& emit(const std::string& kernel) {
+    Dispatch& emit(kernels::KernelId kernel) {
         Dispatch d;
         d.kernel = kernel;
         d.node = node_;

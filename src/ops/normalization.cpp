@@ -6,6 +6,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/families/batchnorm.h"
+#include "kernels/families/batchnorm_stats.h"
+#include "kernels/families/channel_affine.h"
+#include "kernels/families/norm.h"
 #include "ops/activation.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -137,7 +141,8 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", type, statShape);
     if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", type, statShape);
     bool perThread = rowPerThread(l.rows, l.len);
-    Dispatch& d = ctx.emit(typedKernel(n, stats ? "norm_stats" : "norm", type));
+    using kernels::norm::Stats;
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
     d.spec.push_back(isLayer(n) ? 0 : 1);
     d.spec.push_back(perThread ? 1 : 0);
@@ -248,7 +253,7 @@ void lowerBatchNormFolded(LowerContext& ctx, const Node& n) {
     ChannelLayout l = channelLayout(ctx.value(n.inputs[0]).shape);
     int64_t count = ctx.value(n.inputs[0]).elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit(typedKernel(n, "channel_affine", type));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::channel_affine::variant(type), "channel_affine", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, inner;
@@ -264,7 +269,7 @@ void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
     int64_t count = ctx.value(n.inputs[0]).elementCount();
     requireIndexable(n, count);
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.inputs[2], mean, var, n.outputs[0]});
-    Dispatch& d = ctx.emit(typedKernel(n, "batchnorm", type));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::batchnorm::variant(type), "batchnorm", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, inner;
@@ -286,7 +291,7 @@ void lowerBatchNormTraining(LowerContext& ctx, const Node& n) {
         return i < n.outputs.size() && n.outputs[i] >= 0 ? n.outputs[i] : ctx.addScratch(n.name + hint, type, {l.C});
     };
     int runMean = outputOrScratch(1, "_running_mean"), runVar = outputOrScratch(2, "_running_var");
-    Dispatch& d = ctx.emit(typedKernel(n, "batchnorm_stats", type));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::batchnorm_stats::variant(type), "batchnorm_stats", type));
     setActivation(d, graph::Activation{});
     struct {
         uint32_t N, C, inner;

@@ -1,3 +1,4 @@
+#include "kernels/families/copy_strided.h"
 #include "ops/op_util.h"
 
 #include <algorithm>
@@ -137,7 +138,9 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
                      std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize) {
     if (elemSize != 1 && elemSize != 2 && elemSize % 4 != 0)
         unsupported(n, "copying {}-byte elements on the GPU is not supported", elemSize);
-    const char* kernel = elemSize == 1 ? "copy_strided_b8" : elemSize == 2 ? "copy_strided_b16" : "copy_strided_b32";
+    using kernels::copy_strided::Elem;
+    const kernels::KernelId kernel =
+        kernels::copy_strided::variant(elemSize == 1 ? Elem::b8 : elemSize == 2 ? Elem::b16 : Elem::b32);
     int64_t words = elemSize >= 4 ? static_cast<int64_t>(elemSize / 4) : 1;
     if (words > 1) {  // one more innermost dimension over the 32-bit words of an element
         for (auto& s : inStride) s *= words;
@@ -272,10 +275,10 @@ const char* typeSuffix(DataType type) {
     }
 }
 
-std::string typedKernel(const Node& n, const std::string& base, DataType type) {
-    std::string name = base + "_" + typeSuffix(type);
-    if (!kernels::find(name)) unsupported(n, "no GPU kernel {} for {} tensors", base, dataTypeName(type));
-    return name;
+kernels::KernelId typedKernel(const Node& n, std::optional<kernels::KernelId> variant, std::string_view family,
+                              DataType type) {
+    if (!variant) unsupported(n, "no GPU kernel {} for {} tensors", family, dataTypeName(type));
+    return *variant;
 }
 
 DataType floatKernelType(const LowerContext& ctx, const Node& n, int value, std::initializer_list<int> same) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string_view>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -95,9 +97,10 @@ std::array<uint32_t, 3> grid1d(int64_t count, uint32_t local);
 // A one-dimensional launch: workgroups of `local` invocations along x, grid1d's grid.
 void setLaunch1d(Dispatch& d, int64_t count, uint32_t local = 256);
 
-// The variant of a typed kernel for `type` ("binary" + Float32 -> "binary_f32"); throws
-// Unsupported naming the node, kernel and type when the build has no such variant.
-std::string typedKernel(const Node& n, const std::string& base, DataType type);
+// The variant a family's variant(..., type) found (kernels/families/<family>.h); throws
+// Unsupported naming the node, the family and the type when the build has none.
+kernels::KernelId typedKernel(const Node& n, std::optional<kernels::KernelId> variant, std::string_view family,
+                              DataType type);
 // The suffix typed kernels use for `type` ("f32", "i64", "u8" for bool and uint8, ...).
 const char* typeSuffix(DataType type);
 

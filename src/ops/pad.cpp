@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/families/pad.h"
 #include "core/half.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -161,7 +162,8 @@ void lowerPad(LowerContext& ctx, const Node& n) {
     int64_t words = es >= 4 ? static_cast<int64_t>(es / 4) : 1;
     if (es > 8 || (es > 2 && es % 4)) unsupported(n, "{}-byte elements are not supported", es);
     requireIndexable(n, std::max(count, x.elementCount()) * words);
-    Dispatch& d = ctx.emit(es == 1 ? "pad_b8" : es == 2 ? "pad_b16" : "pad_b32");
+    using kernels::pad::Elem;
+    Dispatch& d = ctx.emit(kernels::pad::variant(es == 1 ? Elem::b8 : es == 2 ? Elem::b16 : Elem::b32));
     d.spec.resize(3, 0);
     d.spec.push_back(static_cast<uint32_t>(s.mode));
     struct {

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/families/global_pool.h"
+#include "kernels/families/pool2d.h"
+#include "kernels/families/pool_nd.h"
 #include "ops/activation.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -155,7 +158,7 @@ void evalPool(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
 
 // 1-D and 2-D float pooling without indices: pool2d.comp.
 void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax) {
-    Dispatch& d = ctx.emit(typedKernel(n, "pool2d", ctx.value(n.inputs[0]).dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::pool2d::variant(ctx.value(n.inputs[0]).dtype), "pool2d", ctx.value(n.inputs[0]).dtype));
     setActivation(d, n.activation);
     d.spec.push_back(isMax ? 1 : 0);
     d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
@@ -178,7 +181,9 @@ void lowerPool(LowerContext& ctx, const Node& n) {
     bool isFloat = x.dtype == DataType::Float32 || x.dtype == DataType::Float16;
     if (g.sp <= 2 && isFloat && !indices) return emitPool2d(ctx, n, g, IsMax);
     // 3-D windows, uint8 data or the Indices output: pool_nd.comp.
-    Dispatch& d = ctx.emit(typedKernel(n, indices ? "pool_nd_idx" : "pool_nd", x.dtype));
+    Dispatch& d = ctx.emit(typedKernel(
+        n, kernels::pool_nd::variant(indices ? kernels::pool_nd::Indices::idx : kernels::pool_nd::Indices::none, x.dtype),
+        "pool_nd", x.dtype));
     setActivation(d, n.activation);
     d.spec.push_back(IsMax ? 1 : 0);
     d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
@@ -225,7 +230,8 @@ void lowerGlobalPool(LowerContext& ctx, const Node& n) {
     const Shape& s = ctx.value(n.inputs[0]).shape;
     int64_t nc = s[0] * s[1], hw = ctx.value(n.inputs[0]).elementCount() / std::max<int64_t>(nc, 1);
     requireIndexable(n, ctx.value(n.inputs[0]).elementCount());
-    Dispatch& d = ctx.emit(typedKernel(n, "global_pool", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::global_pool::variant(type), "global_pool", type));
     setActivation(d, n.activation);
     d.spec.push_back(IsMax ? 1 : 0);
     // Channels-last input (ops::chooseChannelsLast keeps a conv's output so for a global pool).

@@ -6,6 +6,8 @@
 #include <limits>
 #include <optional>
 
+#include "kernels/families/argreduce.h"
+#include "kernels/families/reduce.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -239,7 +241,7 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
         p.redStride[i] = u32(l.redStride[i]);
     }
     bool perThread = rowPerThread(outCount, redCount);
-    Dispatch& d = ctx.emit(typedKernel(n, "reduce", xv.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::reduce::variant(xv.dtype), "reduce", xv.dtype));
     setActivation(d, graph::Activation{});
     d.spec.push_back(static_cast<uint32_t>(op));
     d.spec.push_back(perThread ? 1 : 0);
@@ -299,7 +301,7 @@ void lowerArg(LowerContext& ctx, const Node& n) {
     ArgLayout l = argLayout(n, xv.shape);
     int64_t count = l.outer * l.inner;
     requireIndexable(n, xv.elementCount());
-    Dispatch& d = ctx.emit(typedKernel(n, "argreduce", xv.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::argreduce::variant(xv.dtype), "argreduce", xv.dtype));
     setActivation(d, graph::Activation{});
     d.spec.push_back(n.opType == "ArgMin" ? 1 : 0);
     d.spec.push_back(n.attrInt("select_last_index", 0) != 0 ? 1 : 0);

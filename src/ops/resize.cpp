@@ -7,6 +7,8 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/families/resize.h"
+#include "kernels/families/resize_general.h"
 #include "ops/activation.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -282,7 +284,8 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     const Shape& in = ctx.value(n.inputs[0]).shape;
     const size_t r = in.size();
     int64_t count = ctx.value(n.outputs[0]).elementCount();
-    Dispatch& d = ctx.emit(typedKernel(n, "resize_general", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::resize_general::variant(type), "resize_general", type));
     setActivation(d, n.activation);
     d.spec.push_back(s.cubic ? 2 : s.linear ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(s.coord));
@@ -349,7 +352,8 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
     if (s.general) return lowerResizeGeneral(ctx, n, s);
-    Dispatch& d = ctx.emit(typedKernel(n, "resize", floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]})));
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::resize::variant(type), "resize", type));
     setActivation(d, n.activation);
     d.spec.push_back(s.linear ? 1 : 0);
     d.spec.push_back(static_cast<uint32_t>(s.coord));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/families/softmax.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -69,7 +70,7 @@ void lowerSoftmax(LowerContext& ctx, const Node& n) {
     int64_t rows = l.outer * l.inner;
     requireIndexable(n, xv.elementCount());
     bool perThread = rowPerThread(rows, l.axis);
-    Dispatch& d = ctx.emit(typedKernel(n, "softmax", xv.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::softmax::variant(xv.dtype), "softmax", xv.dtype));
     setActivation(d, graph::Activation{});
     d.spec.push_back(n.opType == "LogSoftmax" ? 1 : 0);
     d.spec.push_back(perThread ? 1 : 0);

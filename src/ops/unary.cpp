@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/families/unary_math.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 
@@ -162,7 +163,7 @@ void lowerUnaryMath(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     int64_t count = x.elementCount();
     requireIndexable(n, count);
-    Dispatch& d = ctx.emit(typedKernel(n, "unary_math", x.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::unary_math::variant(x.dtype), "unary_math", x.dtype));
     setActivation(d, graph::Activation{});
     d.spec.push_back(static_cast<uint32_t>(info.op));
     d.addSpecFloat(a.alpha);

@@ -1,3 +1,4 @@
+#include "kernels/families/copy_words.h"
 #include "plan/compile.h"
 
 #include <algorithm>
@@ -183,7 +184,7 @@ Command commandOf(const Graph& g, const Aliases& al, const ops::Dispatch& d) {
 }
 
 void emitCopy(ops::LowerContext& ctx, int src, int dst) {
-    ops::Dispatch& d = ctx.emit("copy_words");
+    ops::Dispatch& d = ctx.emit(kernels::copy_words::variant());
     int64_t words = (ctx.value(src).byteSize() + 3) / 4;
     struct {
         uint32_t count;

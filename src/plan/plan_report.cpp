@@ -78,7 +78,7 @@ std::string planToJson(const CompiledPlan& plan) {
         json e;
         e["index"] = i;
         e["op"] = opName(plan, d);
-        e["kernel"] = d.kernel;
+        e["kernel"] = std::string(kernels::kernelName(d.kernel));
         e["nodes"] = nodeNames(plan, d);
         e["wave"] = plan.wave[i];
         e["groups"] = d.groups;
@@ -119,7 +119,7 @@ std::string planToText(const CompiledPlan& plan) {
             out += fmt::format("      ---- barrier{}{}\n", what.empty() ? "" : ": ", what);
         }
         auto names = nodeNames(plan, d);
-        out += fmt::format("{:4}  w{:<3} {:<22} {:<20} {}\n", i, plan.wave[i], opName(plan, d), d.kernel,
+        out += fmt::format("{:4}  w{:<3} {:<22} {:<20} {}\n", i, plan.wave[i], opName(plan, d), kernels::kernelName(d.kernel),
                            names.empty() ? std::string("(output copy)") : names.front());
     }
     out += fmt::format(

@@ -103,7 +103,10 @@ Result<std::vector<std::string>> Model::listOperators(const std::string& path) {
 Result<ModelInfo> Model::inspect(const std::string& path) {
     return guardResult<ModelInfo>([&] {
         ModelBytes bytes = readModel(path);
-        return io::inspectOnnx(bytes.data(), bytes.size(), path);
+        const io::OperatorSupport support{
+            [](std::string_view op, int64_t opset) { return ops::findOp(op, opset) != nullptr; },
+            [](std::string_view op) { return ops::findOpAnyOpset(op) != nullptr; }};
+        return io::inspectOnnx(bytes.data(), bytes.size(), path, support);
     });
 }
 

@@ -64,7 +64,8 @@ PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, co
         pi.queueFamilyIndex = dev.queueFamily();
         pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         VK_CHECK(vkCreateCommandPool(dev.handle(), &pi, nullptr, &commandPool_));
-        for (const auto& d : plan_.dispatches) pipelines_.push_back(ctx_.pipelines->get(d));
+        for (const auto& d : plan_.dispatches)
+            pipelines_.push_back(ctx_.pipelines->get(d.kernel, d.bindings.size(), d.localSize, d.spec));
         slots_.resize(options_.framesInFlight);
 
         if (w.size > 0) {

@@ -19,7 +19,7 @@ namespace detail {
 
 SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
     : context(std::move(c)), model(std::move(m)), options(o) {
-    kernels = env::applyToKernelPolicy(options.kernels);
+    kernelPolicy = env::applyToKernelPolicy(options.kernels);
     if (options.framesInFlight < 1 || options.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "SessionOptions::framesInFlight must be between 1 and 16 (got {})",
              options.framesInFlight);
@@ -56,7 +56,7 @@ PlanOptions SessionImpl::planOptions() const {
                                     dev.enabled().has(vk::Feature::VulkanMemoryModel) &&
                                     dev.enabled().has(vk::Feature::ShaderFloat16);
     po.device.storageBufferOffsetAlignment = static_cast<uint32_t>(info.minStorageBufferOffsetAlignment);
-    po.kernels = kernels;
+    po.kernels = kernelPolicy;
     return po;
 }
 

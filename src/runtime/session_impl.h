@@ -19,7 +19,7 @@ struct SessionImpl {
     Context context;
     Model model;
     SessionOptions options;
-    KernelPolicy kernels;  // options.kernels with the environment's overrides (core/environment.h)
+    KernelPolicy kernelPolicy;  // options.kernels with the environment's overrides (core/environment.h)
     std::map<std::string, std::unique_ptr<rt::PreparedPlan>> plans;  // keyed by input shapes
     std::map<std::string, uint64_t> planLastUse;                     // same keys: useClock at last use
     uint64_t useClock = 0;

@@ -69,7 +69,7 @@ PipelineCache::Layout PipelineCache::layoutFor(const std::vector<VkDescriptorTyp
     si.pBindings = b.data();
     VK_CHECK(vkCreateDescriptorSetLayout(device_.handle(), &si, nullptr, &l.set));
     // One push-constant range of the 128 bytes every device guarantees, shared by all kernels.
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(ops::kMaxPushConstantBytes)};
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(kernels::kMaxPushConstantBytes)};
     VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     pi.setLayoutCount = 1;
     pi.pSetLayouts = &l.set;
@@ -118,10 +118,11 @@ PipelineCache::Code PipelineCache::codeFor(const kernels::KernelBlob& blob) cons
     return {blob.code, blob.words};
 }
 
-void PipelineCache::requireKernelFeatures(const std::string& kernel, const std::string& who) const {
-    const kernels::KernelBlob* blob = kernels::find(kernel);
-    if (!blob) fail(ErrorCode::Internal, "{}: no embedded shader named '{}'", who, kernel);
-    const Code code = codeFor(*blob);
+void PipelineCache::requireKernelFeatures(kernels::KernelId id, const std::string& who) const {
+    if (id == kernels::KernelId::none) fail(ErrorCode::Internal, "{}: no kernel", who);
+    const kernels::KernelBlob& blob = kernels::blob(id);
+    const std::string_view kernel = blob.name;
+    const Code code = codeFor(blob);
     const KernelNeeds& needs = needsOf(code.words, code.count);
     std::vector<Feature> missing = device_.enabled().features.missing(needs.features);
     if (!missing.empty()) {
@@ -142,13 +143,11 @@ void PipelineCache::requireKernelFeatures(const std::string& kernel, const std::
              kernel, lackingOps, device_.info().name);
 }
 
-VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
+VkShaderModule PipelineCache::moduleFor(kernels::KernelId kernel) {
     auto it = modules_.find(kernel);
     if (it != modules_.end()) return it->second;
-    const kernels::KernelBlob* blob = kernels::find(kernel);
-    if (!blob) fail(ErrorCode::Internal, "no embedded shader named '{}'", kernel);
     requireKernelFeatures(kernel, "pipeline creation");
-    const Code code = codeFor(*blob);
+    const Code code = codeFor(kernels::blob(kernel));
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = code.count * sizeof(uint32_t);
     info.pCode = code.words;
@@ -158,14 +157,14 @@ VkShaderModule PipelineCache::moduleFor(const std::string& kernel) {
     return m;
 }
 
-Pipeline PipelineCache::get(const ops::Dispatch& d) {
-    return get(d.kernel, std::vector<VkDescriptorType>(d.bindings.size(), VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), d.localSize,
-               d.spec);
+Pipeline PipelineCache::get(kernels::KernelId kernel, size_t storageBuffers, const std::array<uint32_t, 3>& localSize,
+                            const std::vector<uint32_t>& spec) {
+    return get(kernel, std::vector<VkDescriptorType>(storageBuffers, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER), localSize, spec);
 }
 
-Pipeline PipelineCache::get(const std::string& kernel, const std::vector<VkDescriptorType>& types,
+Pipeline PipelineCache::get(kernels::KernelId kernel, const std::vector<VkDescriptorType>& types,
                             const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec) {
-    std::string key = kernel + "|";
+    std::string key = std::string(kernels::kernelName(kernel)) + "|";
     for (auto t : types) key += std::to_string(static_cast<int>(t)) + ".";
     for (uint32_t v : localSize) key += "," + std::to_string(v);
     for (uint32_t v : spec) key += ":" + std::to_string(v);
@@ -191,7 +190,8 @@ Pipeline PipelineCache::get(const std::string& kernel, const std::vector<VkDescr
     VkResult r = vkCreateComputePipelines(device_.handle(), cache_, 1, &info, nullptr, &p.pipeline);
     if (r != VK_SUCCESS)
         throw Error(Status(ErrorCode::VulkanError,
-                           fmt::format("vkCreateComputePipelines for kernel '{}' returned {}", kernel, resultName(r)),
+                           fmt::format("vkCreateComputePipelines for kernel '{}' returned {}", kernels::kernelName(kernel),
+                                       resultName(r)),
                            static_cast<int32_t>(r)));
     pipelines_[key] = p;
     return p;

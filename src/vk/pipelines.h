@@ -1,5 +1,5 @@
 // Compute pipelines keyed by (kernel, workgroup size, specialization constants, binding
-// count), created on first use and shared by every session of a context.
+// types), created on first use and shared by every session of a context.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -11,7 +11,6 @@
 #include <string>
 
 #include "core/kernel_table.h"
-#include "ops/dispatch.h"
 #include "vk/device.h"
 
 namespace vkinfer::vk {
@@ -32,19 +31,21 @@ public:
     PipelineCache(const PipelineCache&) = delete;
     PipelineCache& operator=(const PipelineCache&) = delete;
 
-    // Thread-safe. Throws Error naming the kernel on failure. A dispatch's bindings are all
-    // storage buffers.
-    Pipeline get(const ops::Dispatch& d);
-    // Any kernel: binding i of its one descriptor set has type descriptorTypes[i].
-    Pipeline get(const std::string& kernel, const std::vector<VkDescriptorType>& descriptorTypes,
+    // Thread-safe. Throws Error naming the kernel on failure. Binding i of the kernel's one
+    // descriptor set has type descriptorTypes[i]; spec holds specialization constants 3, 4, ...
+    // (0-2 are the workgroup size).
+    Pipeline get(kernels::KernelId kernel, const std::vector<VkDescriptorType>& descriptorTypes,
                  const std::array<uint32_t, 3>& localSize, const std::vector<uint32_t>& spec);
+    // The same with `storageBuffers` storage-buffer bindings (every planned dispatch).
+    Pipeline get(kernels::KernelId kernel, size_t storageBuffers, const std::array<uint32_t, 3>& localSize,
+                 const std::vector<uint32_t>& spec);
     size_t size() const { return pipelines_.size(); }
     // Whether the tensor-core kernels can be created here, in either form.
     bool cooperativeMatrices() const { return khrMatrices_ || nvMatrices_; }
     // Throws Unsupported naming `who` (e.g. "node 'x' (Gather)"), the kernel and each device
     // feature its SPIR-V declares that the device has not enabled. Every pipeline creation
     // checks this too, so no shader module is made for a device that cannot run it.
-    void requireKernelFeatures(const std::string& kernel, const std::string& who) const;
+    void requireKernelFeatures(kernels::KernelId kernel, const std::string& who) const;
 
 private:
     struct Layout {
@@ -53,7 +54,7 @@ private:
     };
     Layout layoutFor(const std::vector<VkDescriptorType>& types);
     VkSampler sampler();
-    VkShaderModule moduleFor(const std::string& kernel);
+    VkShaderModule moduleFor(kernels::KernelId kernel);
     struct Code {
         const uint32_t* words;
         size_t count;
@@ -69,7 +70,7 @@ private:
     std::mutex mutex_;
     std::map<std::vector<VkDescriptorType>, Layout> layouts_;
     VkSampler sampler_ = VK_NULL_HANDLE;  // nearest, clamp: texelFetch-style reads of host images
-    std::map<std::string, VkShaderModule> modules_;
+    std::map<kernels::KernelId, VkShaderModule> modules_;
     std::map<std::string, Pipeline> pipelines_;
 };
 

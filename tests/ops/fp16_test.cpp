@@ -200,7 +200,7 @@ TEST(Fp16Op, Conv) {
         b.node("Relu", {"s"}, {"y"});
         expectFp16(b, {{"x", rnd({1, 6, 9, 9}, what + "x")}, {"r", rnd({1, m, 9, 9}, what + "r")}}, what);
     }
-    // Depthwise (conv2d_direct), with and without a residual.
+    // Depthwise (conv2d_depthwise), with and without a residual.
     for (bool residual : {false, true}) {
         std::string what = std::string("depthwise Conv") + (residual ? "+Add" : "");
         OnnxBuilder b;

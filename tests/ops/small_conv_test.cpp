@@ -90,9 +90,9 @@ TEST(SmallConvSelection, ByDeviceDescriptionAndShape) {
     auto bigKernels = convKernels(convModel(big), inBig, h200, Precision::Float16);
     ASSERT_EQ(bigKernels.size(), 1u);
     EXPECT_EQ(bigKernels[0].rfind("conv2d_cm", 0), 0u) << "tensor cores: " << bigKernels[0];
-    // Depthwise keeps conv2d_direct.
+    // Depthwise keeps conv2d_depthwise.
     ConvCase dw{"dw", {1, 116, 14, 14}, 116, 3, 1, 116};
-    EXPECT_EQ(convKernels(convModel(dw), in, h200, Precision::Float32), std::vector<std::string>{"conv2d_direct_f32"});
+    EXPECT_EQ(convKernels(convModel(dw), in, h200, Precision::Float32), std::vector<std::string>{"conv2d_depthwise_f32"});
 }
 
 // Pointwise and spatial kernels, strides, padding, groups, batches, partial pixel and channel

@@ -95,8 +95,7 @@ TEST(CoopmatKhr, EveryTensorCoreKernelTranslates) {
 }
 
 TEST(CoopmatKhr, KernelsWithoutMatricesComeBackUnchanged) {
-    const kernels::KernelBlob* k = kernels::find("gemm_cm64_va_vb_emu");
-    ASSERT_NE(k, nullptr);
+    const kernels::KernelBlob* k = &kernels::blob(kernels::KernelId::gemm_cm64_va_vb_emu);
     EXPECT_FALSE(usesCooperativeMatrixNv(k->code, k->words));
     CoopmatTranslation t = translateCoopmatNvToKhr(k->code, k->words);
     EXPECT_EQ(t.words, std::vector<uint32_t>(k->code, k->code + k->words));

@@ -44,8 +44,7 @@ TEST(KernelFeatures, TypedVariantsNeedTheirTypesFeatures) {
         }
     }
     EXPECT_GT(checked, 20);
-    const auto* f32 = kernels::find("binary_f32");
-    ASSERT_NE(f32, nullptr);
+    const auto* f32 = &kernels::blob(kernels::KernelId::binary_f32);
     KernelNeeds plain = spirvNeeds(f32->code, f32->words);
     EXPECT_EQ(plain.features, FeatureSet{}) << "a float32 kernel needs no optional feature";
 }

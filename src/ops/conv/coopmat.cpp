@@ -23,9 +23,17 @@ bool coopmatConvFits(const ConvGeom& g, const KernelTarget& t) {
 
 bool coopmatReductionFits(const ConvGeom& g) { return g.K() >= kCoopmatTileK; }
 
+namespace k = kernels::conv2d_cm;
+
 CoopmatConvTile coopmatConvTile(const ConvGeom& g) {
+    // 32 rows for layers of at most 32 channels per group (DenseNet's growth convs).
+    const k::Bm bm = g.Mg() <= 32 ? k::Bm::t32 : k::Bm::t64;
+    const k::BmValue& v = k::kBmValues[static_cast<size_t>(bm)];
     CoopmatConvTile t;
-    if (g.Mg() <= 32) t.bm = 32, t.warpsM = 1;  // 32-channel layers (DenseNet's growth convs)
+    t.variant = bm;
+    t.bm = v.BM;
+    t.warpsM = static_cast<int>(v.WARPS_M);
+    t.warpsN = static_cast<int>(v.WARPS_N);
     return t;
 }
 
@@ -100,9 +108,12 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const
         partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
                                  outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
 
-    std::string kernel = "conv2d_cm" + std::to_string(tile.bm) + (inNhwc ? "_nhwc" : "") + (pointwise(g) ? "_pw" : "") +
-                         (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "") + ctx.target().coopmatSuffix();
-    Dispatch& d = ctx.emit(kernel);
+    Dispatch& d = ctx.emit(k::variant(tile.variant, inNhwc ? k::Input::nhwc : k::Input::none,
+                                      pointwise(g) ? k::Pw::pw : k::Pw::none,
+                                      splits > 1      ? k::Epilogue::splitk
+                                      : residual >= 0 ? k::Epilogue::res
+                                                      : k::Epilogue::none,
+                                      ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv));
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
     setActivation(d, n.activation);
     finishPackedConv(ctx, d, n, g,

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "kernels/families/conv2d_cm.h"
 #include "ops/conv/geometry.h"
 #include "ops/kernel_target.h"
 #include "ops/lower_context.h"
@@ -12,10 +13,11 @@
 namespace vkinfer::ops {
 
 struct CoopmatConvTile {
-    int64_t bm = 64, bn = 128;  // workgroup tile (output channels x pixels)
+    kernels::conv2d_cm::Bm variant = kernels::conv2d_cm::Bm::t64;
+    int64_t bm = 64, bn = kernels::conv2d_cm::BN;  // workgroup tile (output channels x pixels)
     int warpsM = 2, warpsN = 4;
 };
-constexpr int64_t kCoopmatTileK = 32;  // reduction slice per shared-memory round
+constexpr int64_t kCoopmatTileK = kernels::conv2d_cm::TILE_K;  // reduction slice per shared-memory round
 
 // Where the tensor cores can take a float16 layer with constant weights (conv/select.cpp):
 // at least 8 output channels per group (16x16 fragments: fewer waste most of each one;

@@ -1,4 +1,6 @@
 #include "ops/conv/coopmat_direct.h"
+
+#include "kernels/families/conv2d_cmd.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -8,15 +10,14 @@ namespace {
 constexpr int64_t kFragment = 16;
 constexpr int64_t kNarrowChannels = 8;  // one 16-byte word of float16 per halo pixel
 constexpr int64_t kWordBytes = 16;
-constexpr int64_t kStagingBytesPerWarp = 16 * 20 * 4;  // coopmat.glsl: CM_CS_WARP floats
-constexpr int64_t kMinDirectWarps = 384;               // about 3 per multiprocessor of an H200
+constexpr int64_t kMinDirectWarps = 384;  // about 3 per multiprocessor of an H200
 
-struct DirectConvPush {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, Mpad;
-    uint32_t padH, padW;
-    uint32_t chunks, haloW, inNhwc, outNhwc;
-};
+namespace k = kernels::conv2d_cmd;
+constexpr int64_t kStagingBytesPerWarp = k::STAGING_FLOATS_PER_WARP * 4;
+
+const k::NarrowValue& narrowValue(bool narrow) {
+    return k::kNarrowValues[static_cast<size_t>(narrow ? k::Narrow::narrow : k::Narrow::none)];
+}
 
 // The tile for one choice of rows and channels per workgroup, with its shared memory.
 DirectConvTile tileFor(const ConvGeom& g, bool narrow, int64_t bm, int64_t warps, int64_t tw) {
@@ -25,15 +26,15 @@ DirectConvTile tileFor(const ConvGeom& g, bool narrow, int64_t bm, int64_t warps
     t.warps = warps;
     t.tw = tw;
     t.narrow = narrow;
-    const int64_t xStep = narrow ? 2 : 1, kwSteps = divUp(g.KW, xStep);
+    const k::NarrowValue& layout = narrowValue(narrow);  // words per halo pixel, taps per fragment
+    const int64_t xStep = layout.XSTEP, kwSteps = divUp(g.KW, xStep);
     t.chunks = narrow ? 1 : divUp(g.C, kFragment);
     t.tapSteps = g.KH * kwSteps;
     // The last fragment of a row reads 16 pixels from its tap's offset; narrow taps come in
     // pairs, so an odd KW reads one pixel past the window (zeros against zero weights).
     t.haloW = tw + kwSteps * xStep - 1;
-    const int64_t pixWords = narrow ? 1 : 3, rowWords = 3;  // conv2d_cmd.comp: PIX_WORDS, W_ROW_WORDS
-    t.haloWords = static_cast<uint32_t>((warps + g.KH - 1) * t.haloW * pixWords);
-    t.weightWords = static_cast<uint32_t>(t.tapSteps * bm * rowWords);
+    t.haloWords = static_cast<uint32_t>((warps + g.KH - 1) * t.haloW * layout.PIX_WORDS);
+    t.weightWords = static_cast<uint32_t>(t.tapSteps * bm * k::W_ROW_WORDS);
     t.sharedBytes = (t.haloWords + t.weightWords) * kWordBytes + warps * kStagingBytesPerWarp;
     return t;
 }
@@ -103,22 +104,22 @@ void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_cmd_weights", packDirectConvWeights(w, g, t));
 
-    const std::string kernel = "conv2d_cmd" + std::to_string(t.bm) + "x" + std::to_string(t.tw) +
-                               (t.narrow ? "_narrow" : "") + (residual >= 0 ? "_res" : "") +
-                               ctx.target().coopmatSuffix();
-    Dispatch& d = ctx.emit(kernel);
+    const k::Bm bm = t.bm == 16 ? k::Bm::t16 : t.bm == 32 ? k::Bm::t32 : k::Bm::t64;
+    Dispatch& d = ctx.emit(k::variant(bm, t.tw == 32 ? k::Tw::t32 : k::Tw::t64, t.narrow ? k::Narrow::narrow : k::Narrow::none,
+                                      residual >= 0 ? k::Epilogue::res : k::Epilogue::none,
+                                      ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv));
     d.localSize = {static_cast<uint32_t>(32 * t.warps), 1, 1};
     setActivation(d, n.activation);
     const uint32_t shuffle = depthToSpaceShuffle(n);
-    d.spec.push_back(shuffle);                  // 6 (conv_store.glsl)
-    d.spec.push_back(t.haloWords);              // 7
-    d.spec.push_back(t.weightWords);            // 8
-    d.spec.push_back(u32(g.KH));                // 9
-    d.spec.push_back(u32(g.KW));                // 10
-    // 11: whole 16-byte words of output per invocation where they are aligned (conv2d_cmd.comp)
-    d.spec.push_back(outNhwc && g.M % 8 == 0 ? 1u : !outNhwc && shuffle == 0 && g.OW % 8 == 0 ? 2u : 0u);
+    d.setSpec(k::kShuffle, shuffle);
+    d.setSpec(k::kHaloWords, t.haloWords);
+    d.setSpec(k::kWeightWords, t.weightWords);
+    d.setSpec(k::kKh, u32(g.KH));
+    d.setSpec(k::kKw, u32(g.KW));
+    // Whole 16-byte words of output per invocation where they are aligned (conv2d_cmd.comp).
+    d.setSpec(k::kStoreWords, outNhwc && g.M % 8 == 0 ? 1u : !outNhwc && shuffle == 0 && g.OW % 8 == 0 ? 2u : 0u);
     d.groups = {ceilDiv(g.OW, t.tw), ceilDiv(g.OH, t.warps), static_cast<uint32_t>(g.N * (Mpad / t.bm))};
-    d.setPush(DirectConvPush{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad),
+    d.setPush(k::Push{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad),
                              u32(g.padT), u32(g.padL), u32(t.chunks), u32(t.haloW), inNhwc ? 1u : 0u,
                              outNhwc ? 1u : 0u});
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias)};

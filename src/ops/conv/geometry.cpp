@@ -89,17 +89,4 @@ Tensor reductionTable(const ConvGeom& g, int64_t rows) {
     return t;
 }
 
-ConvParams convParams(const ConvGeom& g, int64_t kChunk, bool outNhwc) {
-    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    return {u(g.N),  u(g.C),  u(g.H),  u(g.W),  u(g.M),    u(g.OH),   u(g.OW),   u(g.groups), u(g.KH),
-            u(g.KW), u(g.SH), u(g.SW), u(g.padT), u(g.padL), u(g.DH), u(g.DW), u(kChunk), outNhwc ? 1u : 0u};
-}
-
-PackedConvParams packedConvParams(const ConvGeom& g, int64_t kChunk, int64_t Kpad, int64_t Mpad, bool outNhwc) {
-    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    return {u(g.N),    u(g.C),  u(g.H),    u(g.W),    u(g.M),      u(g.OH),    u(g.OW),
-            u(g.groups), u(g.KH), u(g.KW),   u(g.SH),   u(g.SW),     u(g.padT),  u(g.padL),
-            u(g.DH),   u(g.DW), u(kChunk), u(Kpad),   u(Mpad),     outNhwc ? 1u : 0u};
-}
-
 }  // namespace vkinfer::ops

@@ -29,35 +29,21 @@ ConvGeom convGeometry(const graph::Node& n, const graph::Shape& x, const graph::
 // kernels that read whole tiles of the reduction without bounds checks).
 Tensor reductionTable(const ConvGeom& g, int64_t rows = 0);
 
-// Push constants of the kernels that read the weights as the model has them (conv2d.comp,
-// conv2d_direct.comp): the geometry, reduction indices per split, and whether output,
-// residual and partial sums are channels-last (conv2d.comp only).
-struct ConvParams {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, groups;
-    uint32_t KH, KW, SH, SW;
-    uint32_t padH, padW, DH, DW;
-    uint32_t kChunk;
-    uint32_t outNhwc;
-};
-ConvParams convParams(const ConvGeom& g, int64_t kChunk, bool outNhwc);
-
-// Push constants of the kernels that read weights repacked at plan time (conv2d_cm.comp,
-// conv2d_rt.comp): the geometry, reduction indices per split, the packed weights' padded
-// reduction length and rows per group, and whether output and partial sums are channels-last.
-struct PackedConvParams {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, groups;
-    uint32_t KH, KW, SH, SW;
-    uint32_t padH, padW, DH, DW;
-    uint32_t kChunk;
-    uint32_t Kpad, Mpad;
-    uint32_t outNhwc;
-};
-PackedConvParams packedConvParams(const ConvGeom& g, int64_t kChunk, int64_t Kpad, int64_t Mpad, bool outNhwc);
+// The geometry fields that the push blocks of conv2d, conv2d_depthwise, conv2d_small,
+// conv2d_rt and conv2d_cm begin with (their Push structs in kernels/families/*.h, generated
+// from shaders/kernels/*.toml); sizes were checked by requireIndexable.
+template <class Push>
+void setConvGeometry(Push& p, const ConvGeom& g) {
+    auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+    p.N = u(g.N), p.C = u(g.C), p.H = u(g.H), p.W = u(g.W);
+    p.M = u(g.M), p.OH = u(g.OH), p.OW = u(g.OW), p.groups = u(g.groups);
+    p.KH = u(g.KH), p.KW = u(g.KW), p.SH = u(g.SH), p.SW = u(g.SW);
+    p.padH = u(g.padT), p.padW = u(g.padL), p.DH = u(g.DH), p.DW = u(g.DW);
+}
 
 // A DepthToSpace fused into Conv node `n` as shaders/conv_store.glsl reads it (specialization
-// constant 6 of conv2d_rt and conv2d_cm): the blocksize, bit 8 for CRD mode; 0 for none.
+// constant SHUFFLE of conv2d_rt, conv2d_rtd, conv2d_cm and conv2d_cmd): the blocksize, bit 8
+// for CRD mode; 0 for none.
 inline uint32_t depthToSpaceShuffle(const graph::Node& n) {
     return n.depthToSpace == 0 ? 0u : static_cast<uint32_t>(n.depthToSpace) | (n.depthToSpaceCrd ? 0x100u : 0u);
 }

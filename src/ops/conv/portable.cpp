@@ -5,11 +5,15 @@
 
 namespace vkinfer::ops {
 
+namespace k = kernels::conv2d;
+
 PortableConvTile portableConvTile(const ConvGeom& g) {
     PortableConvTile t;
     t.smallM = g.Mg() <= 16;
-    t.bm = t.smallM ? 16 : 64;
-    t.bn = t.smallM ? 128 : 64;
+    t.tile = t.smallM ? k::Tile::t16x128 : k::Tile::t64x64;
+    const k::TileValue& v = k::kTileValues[static_cast<size_t>(t.tile)];
+    t.bm = v.WM * v.TM;
+    t.bn = v.WN * v.TN;
     return t;
 }
 
@@ -18,7 +22,7 @@ std::pair<int64_t, int64_t> portableConvSplit(const ConvGeom& g, const PortableC
     const int64_t zTiles = g.groups * divUp(g.Mg(), t.bm);
     const int64_t pixelTiles = divUp(g.pixels(), t.bn);
     int64_t kChunk = K;
-    if (!t.smallM) kChunk = splitKChunk(pixelTiles * zTiles * siblings, K);
+    if (!t.smallM) kChunk = splitKChunk(pixelTiles * zTiles * siblings, K, k::BK);
     int64_t splits = divUp(K, kChunk);
     if (zTiles * splits > 65535) splits = 1, kChunk = K;
     return {splits, kChunk};
@@ -38,14 +42,18 @@ void lowerPortableConv(LowerContext& ctx, const Node& n, const ConvGeom& g, cons
     if (splits > 1)
         partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
                                  outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
-    const std::string kernel = std::string(t.smallM ? "conv2d_t16x128" : "conv2d_t64x64") +
-                               (splits > 1 ? "_splitk" : residual >= 0 ? "_res" : "");
-    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
-    d.localSize = t.smallM ? std::array<uint32_t, 3>{32, 8, 1} : std::array<uint32_t, 3>{16, 16, 1};
+    const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(t.tile, epilogue, type), "conv2d", type));
+    const k::TileValue& v = k::kTileValues[static_cast<size_t>(t.tile)];
+    d.localSize = {static_cast<uint32_t>(v.WN), static_cast<uint32_t>(v.WM), 1};
     auto grid = grid1d(pixels, static_cast<uint32_t>(t.bn));
     d.groups = {grid[0], grid[1], static_cast<uint32_t>(zTiles * splits)};
     setActivation(d, n.activation);
-    d.setPush(convParams(g, kChunk, outNhwc));
+    k::Push p{};
+    setConvGeometry(p, g);
+    p.kChunk = u32(kChunk);
+    p.outNhwc = outNhwc ? 1u : 0u;
+    d.setPush(p);
     d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias),
                   readOf(kTable)};
     if (partial < 0) {

@@ -7,14 +7,16 @@
 
 #include <utility>
 
+#include "kernels/families/conv2d.h"
 #include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
 namespace vkinfer::ops {
 
 struct PortableConvTile {
+    kernels::conv2d::Tile tile = kernels::conv2d::Tile::t64x64;
     bool smallM = false;        // the 16x128 tile
-    int64_t bm = 64, bn = 64;   // output channels x pixels
+    int64_t bm = 64, bn = 64;   // output channels x pixels (WM TM x WN TN, conv2d.toml)
 };
 PortableConvTile portableConvTile(const ConvGeom& g);
 // Split-K (64x64 tiles only): {splits, reduction indices per split}, whole where a slice would

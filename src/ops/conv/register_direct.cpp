@@ -14,12 +14,6 @@ constexpr int64_t kMinWarps = 1024;
 // Input channels below which conv2d_rt (or conv2d.comp) is kept (docs/BENCHMARKS.md, run 35).
 constexpr int64_t kMinChannels = 8;
 
-struct RegisterDirectPush {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, Mpad;
-    uint32_t padH, padW, chunks;
-};
-
 // conv2d_rtd.comp's halo row in floats: TW + KW - 1 rounded up to a whole, odd number of vec4.
 int64_t haloRowFloats(int64_t kw) { return 4 * (divUp(kRegisterDirectCols + kw - 1, 4) | 1); }
 
@@ -72,19 +66,20 @@ void lowerRegisterDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_rtd_weights", packRegisterDirectWeights(w, g, t));
 
-    const std::string kernel = "conv2d_rtd" + std::to_string(t.bm) + "_k" + std::to_string(g.KW) +
-                               (residual >= 0 ? "_res" : "");
-    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
+    namespace k = kernels::conv2d_rtd;
+    const k::Bm bm = t.bm == 16 ? k::Bm::t16 : t.bm == 32 ? k::Bm::t32 : k::Bm::t64;
+    const k::Kw kw = g.KW == 3 ? k::Kw::t3 : k::Kw::t5;  // (registerDirectConvTile takes no other)
+    const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(bm, kw, epilogue, type), "conv2d_rtd", type));
     d.localSize = {static_cast<uint32_t>(kRegisterDirectRows * kRegisterDirectCols / 8), static_cast<uint32_t>(t.bm / 8),
                    1};
-    setActivation(d, n.activation);           // constants 3-5
-    d.spec.push_back(depthToSpaceShuffle(n));  // 6 (conv_store.glsl)
-    d.spec.resize(6, 0);                       // 7, 8: unused
-    d.spec.push_back(u32(g.KH));               // 9
+    setActivation(d, n.activation);
+    d.setSpec(k::kShuffle, depthToSpaceShuffle(n));
+    d.setSpec(k::kKh, u32(g.KH));
     d.groups = {ceilDiv(g.OW, kRegisterDirectCols), ceilDiv(g.OH, kRegisterDirectRows),
                 static_cast<uint32_t>(g.N * (Mpad / t.bm))};
-    d.setPush(RegisterDirectPush{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad),
-                                 u32(g.padT), u32(g.padL), u32(t.chunks)});
+    d.setPush(k::Push{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad), u32(g.padT),
+                      u32(g.padL), u32(t.chunks)});
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias)};
     if (residual >= 0) d.bindings.push_back(readOf(residual));
 }

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "kernels/families/conv2d_rtd.h"
 #include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
@@ -19,9 +20,10 @@ struct RegisterDirectConvTile {
     int64_t sharedBytes = 0;
     int64_t warps() const;  // 32-wide warps per workgroup
 };
-constexpr int64_t kRegisterDirectRows = 8;    // output rows per tile (conv2d_rtd.comp: TH)
-constexpr int64_t kRegisterDirectCols = 32;   // output pixels per tile row (TW)
-constexpr int64_t kRegisterDirectChunk = 4;   // input channels per shared-memory round (CK)
+// The tile's shape, as conv2d_rtd.toml declares it for the shader too.
+constexpr int64_t kRegisterDirectRows = kernels::conv2d_rtd::TH;   // output rows per tile
+constexpr int64_t kRegisterDirectCols = kernels::conv2d_rtd::TW;   // output pixels per tile row
+constexpr int64_t kRegisterDirectChunk = kernels::conv2d_rtd::CK;  // input channels per shared-memory round
 
 // The tile conv2d_rtd would use for `g`, or none where it cannot take it: not stride 1 and
 // dilation 1, grouped, a window width other than 3 or 5 (compiled variants), or shared

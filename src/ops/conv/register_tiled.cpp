@@ -28,6 +28,14 @@ bool registerTiledConvPays(const ConvGeom& g) {
     return g.pixels() >= kMinPixels && g.K() >= kMinReduction;
 }
 
+namespace k = kernels::conv2d_rt;
+
+k::Tile RegisterTiledConvTile::variant() const {
+    for (const k::TileValue& v : k::kTileValues)
+        if (8 * v.WM == bm && 8 * v.WN == bn) return v.value;
+    fail(ErrorCode::Internal, "conv2d_rt has no {}x{} tile (shaders/kernels/conv2d_rt.toml)", bm, bn);
+}
+
 int64_t RegisterTiledConvTile::warps() const { return bm * bn / (8 * 8 * 32); }
 
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings) {
@@ -89,11 +97,8 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
         partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
                                  outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
 
-    const std::string kernel = "conv2d_rt" + std::to_string(tile.bm) + "x" + std::to_string(tile.bn) +
-                               (splits > 1      ? "_splitk"
-                                : residual >= 0 ? "_res"
-                                                : "");
-    Dispatch& d = ctx.emit(typedKernel(n, kernel, type));
+    const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(tile.variant(), epilogue, type), "conv2d_rt", type));
     d.localSize = {static_cast<uint32_t>(tile.bn / 8), static_cast<uint32_t>(tile.bm / 8), 1};
     setActivation(d, n.activation);
     const uint32_t shuffle = depthToSpaceShuffle(n);

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "kernels/families/conv2d_rt.h"
 #include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
@@ -12,15 +13,17 @@ namespace vkinfer::ops {
 
 struct RegisterTiledConvTile {
     int64_t bm = 128, bn = 128;  // workgroup tile (output channels x pixels); 8x8 per invocation
+    kernels::conv2d_rt::Tile variant() const;  // the declared tile of this shape
     int64_t warps() const;       // 32-wide warps per workgroup
 };
-constexpr int64_t kRegisterTiledK = 8;  // reduction rows per shared-memory round
+constexpr int64_t kRegisterTiledK = kernels::conv2d_rt::BK;  // reduction rows per shared-memory round
 
 // Where conv2d_rt pays (with the GPU tiles on and constant weights: conv/select.cpp): a
 // reduction of at least 32 and at least 32 output pixels. Below either, conv2d.comp's 256
 // invocations per tile and its coalesced stores win (a tile there is mostly loads and stores).
 bool registerTiledConvPays(const ConvGeom& g);
-// The tile for `g`, given how many convolutions run beside it in its wave (`siblings`).
+// The tile for `g`, given how many convolutions run beside it in its wave (`siblings`): one of
+// the tiles conv2d_rt.toml declares.
 RegisterTiledConvTile registerTiledConvTile(const ConvGeom& g, int64_t siblings = 1);
 // Split-K for that tile: {splits, reduction indices per split}, aimed at as many warps as the
 // tile choice; whole where a slice would exceed the grid or a fused DepthToSpace (`shuffle`)

@@ -6,7 +6,8 @@ namespace vkinfer::ops {
 
 namespace {
 
-constexpr int64_t kInvocations = 256;  // conv2d_small.comp's NT
+namespace k = kernels::conv2d_small;
+constexpr int64_t kInvocations = k::NT;
 constexpr int64_t kMaxChain = 32;      // reduction indices per invocation, where the layer allows
 // Below this many 64x64 tiles a tiled kernel leaves most of a 132-multiprocessor GPU idle.
 constexpr int64_t kFewTiles = 64;
@@ -15,16 +16,6 @@ constexpr int64_t kFewTiles = 64;
 constexpr int64_t kMaxMultiplyAdds = int64_t{16} << 20;
 // The tensor cores' fragment width: maps with fewer pixels leave most of it empty.
 constexpr int64_t kFragmentPixels = 16;
-
-// Push constants of conv2d_small.comp.
-struct SmallConvParams {
-    uint32_t N, C, H, W;
-    uint32_t M, OH, OW, groups;
-    uint32_t KH, KW, SH, SW;
-    uint32_t padH, padW, DH, DW;
-    uint32_t pxShift;
-    uint32_t outNhwc;
-};
 
 int log2Exact(int64_t v) {
     int s = 0;
@@ -57,13 +48,16 @@ void lowerSmallGridConv(LowerContext& ctx, const graph::Node& n, const ConvGeom&
     if (pixelTiles > 65535 || zBlocks > 65535)
         unsupported(n, "{} pixels x {} channel blocks exceed the workgroup grid", g.pixels(), zBlocks);
     const bool outNhwc = ctx.channelsLast(n.outputs[0]);
-    Dispatch& d = ctx.emit(typedKernel(n, residual >= 0 ? "conv2d_small_res" : "conv2d_small", type));
+    const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(epilogue, type), "conv2d_small", type));
     d.localSize = {static_cast<uint32_t>(kInvocations), 1, 1};
     d.groups = {u32(pixelTiles), 1, u32(zBlocks)};
     setActivation(d, n.activation);
-    d.setPush(SmallConvParams{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(g.groups),
-                              u32(g.KH), u32(g.KW), u32(g.SH), u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH),
-                              u32(g.DW), static_cast<uint32_t>(log2Exact(s.pixels)), outNhwc ? 1u : 0u});
+    k::Push p{};
+    setConvGeometry(p, g);
+    p.pxShift = static_cast<uint32_t>(log2Exact(s.pixels));
+    p.outNhwc = outNhwc ? 1u : 0u;
+    d.setPush(p);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
     if (residual >= 0) d.bindings.push_back(readOf(residual));
 }

@@ -5,6 +5,7 @@
 // workgroup instead. Pure functions of the geometry and the device description.
 #pragma once
 
+#include "kernels/families/conv2d_small.h"
 #include "ops/conv/geometry.h"
 #include "ops/lower_context.h"
 
@@ -15,7 +16,7 @@ namespace vkinfer::ops {
 struct SmallConvShape {
     int64_t pixels = 32, slices = 8;
 };
-constexpr int64_t kSmallConvChannels = 4;  // output channels per workgroup (RM)
+constexpr int64_t kSmallConvChannels = kernels::conv2d_small::RM;  // output channels per workgroup
 
 // The 64x64 output tiles a layer has: the measure of whether a GPU's multiprocessors get work.
 int64_t outputTiles64(const ConvGeom& g);

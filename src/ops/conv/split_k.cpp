@@ -1,5 +1,8 @@
 #include "ops/conv/split_k.h"
 
+#include "kernels/families/conv2d_cm.h"
+#include "kernels/families/conv2d_rt.h"
+#include "kernels/families/conv_splitk_reduce.h"
 #include "ops/op_util.h"
 
 namespace vkinfer::ops {
@@ -8,14 +11,13 @@ void emitConvSplitKReduce(LowerContext& ctx, const Node& n, const ConvGeom& g, i
                           int residual, DataType type, bool channelsLast) {
     requireIndexable(n, splits * g.M * g.pixels());
     const int64_t count = g.N * g.M * g.OH * g.OW;
-    Dispatch& r = ctx.emit(typedKernel(n, std::string("conv_splitk_reduce") + (residual >= 0 ? "_res" : ""), type));
+    namespace k = kernels::conv_splitk_reduce;
+    const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& r = ctx.emit(typedKernel(n, k::variant(epilogue, type), "conv_splitk_reduce", type));
     setActivation(r, n.activation);
     // Quads: 16-byte partial sums, output and residual (bound 16-byte aligned, plan::compilePlan).
     const bool quads = channelsLast ? g.M % 4 == 0 : (g.OH * g.OW) % 4 == 0;
-    struct {
-        uint32_t count, M, pixels, splits, nhwc, quads;
-    } rp{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits), channelsLast ? 1u : 0u, quads ? 1u : 0u};
-    r.setPush(rp);
+    r.setPush(k::Push{u32(count), u32(g.M), u32(g.OH * g.OW), u32(splits), channelsLast ? 1u : 0u, quads ? 1u : 0u});
     setLaunch1d(r, quads ? count / 4 : count);
     r.bindings = {writeOf(n.outputs[0]), readOf(partial), readOf(bias)};
     if (residual >= 0) r.bindings.push_back(readOf(residual));
@@ -24,12 +26,17 @@ void emitConvSplitKReduce(LowerContext& ctx, const Node& n, const ConvGeom& g, i
 void finishPackedConv(LowerContext& ctx, Dispatch& d, const Node& n, const ConvGeom& g, const PackedConvLaunch& l) {
     auto grid = grid1d(g.pixels(), static_cast<uint32_t>(l.bn));
     d.groups = {grid[0], grid[1], static_cast<uint32_t>(l.zTiles * l.splits)};
-    d.setPush(packedConvParams(g, l.kChunk, l.Kpad, l.Mpad, l.outNhwc));
-    // After the activation's constants 3-5 (setActivation): conv_store.glsl's SHUFFLE, then
-    // conv2d_rt's VEC4_STORE (other kernels do not declare it; Vulkan ignores it there).
-    d.spec.resize(3, 0);
-    d.spec.push_back(l.shuffle);
-    d.spec.push_back(l.vec4Store ? 1u : 0u);
+    // conv2d_rt and conv2d_cm share the block (conv2d_cm.toml: push_from).
+    kernels::conv2d_rt::Push p{};
+    setConvGeometry(p, g);
+    p.kChunk = u32(l.kChunk);
+    p.Kpad = u32(l.Kpad);
+    p.Mpad = u32(l.Mpad);
+    p.outNhwc = l.outNhwc ? 1u : 0u;
+    d.setPush(p);
+    static_assert(kernels::conv2d_rt::kShuffle == kernels::conv2d_cm::kShuffle);
+    d.setSpec(kernels::conv2d_rt::kShuffle, l.shuffle);
+    if (l.vec4Store) d.setSpec(kernels::conv2d_rt::kVec4Store, 1);  // (conv2d_rt only)
     d.bindings = {writeOf(l.partial >= 0 ? l.partial : n.outputs[0]), readOf(n.inputs[0]), readOf(l.weights),
                   readOf(l.bias), readOf(l.kTable)};
     if (l.partial < 0) {

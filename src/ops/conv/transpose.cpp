@@ -4,6 +4,7 @@
 // output element per invocation, so the two are independent implementations.
 #include <algorithm>
 
+#include "kernels/families/conv_transpose.h"
 #include "ops/activation.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -152,7 +153,7 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.outputs[0]});
     int bias = n.input(2);
     if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
-    Dispatch& d = ctx.emit(typedKernel(n, "conv_transpose", type));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::conv_transpose::variant(type), "conv_transpose", type));
     setActivation(d, n.activation);
     struct {
         uint32_t count, C, M, groups;

@@ -1,5 +1,6 @@
 // Gemm (transA/transB, alpha, beta, broadcast C) and MatMul (NumPy semantics: 1-D operands,
 // broadcast batch dimensions).
+#include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
 #include "ops/gemm/select.h"
 #include "ops/op_util.h"
@@ -8,16 +9,6 @@
 namespace vkinfer::ops {
 
 namespace {
-
-// Matches the push constants of shaders/gemm.comp.
-struct GemmParams {
-    uint32_t M, N, K, inner;
-    uint32_t aOuter, aInner, bOuter, bInner;
-    uint32_t aM, aK, bK, bN;
-    uint32_t cM, cN;
-    float alpha, beta;
-    uint32_t kChunk, batches;
-};
 
 void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const float* c, float* y,
                 const graph::Activation& act) {
@@ -52,40 +43,47 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
     const int64_t splits = choice.splits, kChunk = choice.kChunk;
     const int partial = splits > 1 ? ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, batches, p.M, p.N}) : -1;
-    const std::string epilogue = splits > 1 ? "_splitk" : p.hasC ? "_c" : "";
-    std::string kernel;
+    Dispatch* dp;
     if (coopmat) {
-        kernel = "gemm_cm" + std::to_string(bm) +
-                 (choice.fullTiles ? "_full" : std::string(choice.wordsA ? "_va" : "") + (choice.wordsB ? "_vb" : "")) + epilogue +
-                 ctx.target().coopmatSuffix();
+        namespace k = kernels::gemm_cm;
+        const k::Loads loads = choice.fullTiles                  ? k::Loads::full
+                               : choice.wordsA && choice.wordsB ? k::Loads::va_vb
+                               : choice.wordsA                  ? k::Loads::va
+                               : choice.wordsB                  ? k::Loads::vb
+                                                                : k::Loads::none;
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : p.hasC ? k::Epilogue::c : k::Epilogue::none;
+        const auto kernel = k::variant(choice.coopmatTile, loads, epilogue,
+                                       ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
+        if (!kernel) fail(ErrorCode::Internal, "{}: gemm_cm has no such variant (shaders/kernels/gemm_cm.toml)", n.describe());
+        dp = &ctx.emit(*kernel);
+        const k::BmValue& v = k::kBmValues[static_cast<size_t>(choice.coopmatTile)];
+        dp->localSize = {static_cast<uint32_t>(32 * v.WARPS_M * v.WARPS_N), 1, 1};
     } else {
-        kernel = typedKernel(n, std::string(choice.smallM ? "gemm_t16x128" : "gemm_t64x64") + epilogue, type);
+        namespace k = kernels::gemm;
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : p.hasC ? k::Epilogue::c : k::Epilogue::none;
+        dp = &ctx.emit(typedKernel(n, k::variant(choice.portableTile, epilogue, type), "gemm", type));
+        const k::TileValue& v = k::kTileValues[static_cast<size_t>(choice.portableTile)];
+        dp->localSize = {static_cast<uint32_t>(v.WN), static_cast<uint32_t>(v.WM), 1};
     }
-    Dispatch& d = ctx.emit(kernel);
+    Dispatch& d = *dp;
     setActivation(d, n.activation);
-    // (gemm_cm128: 2 x 2 warps, gemm_cm64: 2 x 4; shaders/kernels/coopmat.cmake.)
-    d.localSize = coopmat ? std::array<uint32_t, 3>{bm == 128 ? 128u : 256u, 1, 1}
-                  : choice.smallM ? std::array<uint32_t, 3>{32, 8, 1}
-                           : std::array<uint32_t, 3>{16, 16, 1};
     d.groups = {ceilDiv(p.N, bn), ceilDiv(p.M, bm), static_cast<uint32_t>(batches * splits)};
     auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-    GemmParams gp{u(p.M),  u(p.N),  u(p.K),  u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter), u(p.bInner),
-                  u(p.aM), u(p.aK), u(p.bK), u(p.bN),    u(p.cM),     u(p.cN),     p.alpha,      p.beta,
-                  u(kChunk), u(batches)};
-    d.setPush(gp);
+    // (gemm_cm's block is gemm's: gemm_cm.toml push_from.)
+    d.setPush(kernels::gemm::Push{u(p.M), u(p.N), u(p.K), u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter),
+                                  u(p.bInner), u(p.aM), u(p.aK), u(p.bK), u(p.bN), u(p.cM), u(p.cN), p.alpha, p.beta,
+                                  u(kChunk), u(batches)});
     d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(a), readOf(b)};
     if (partial < 0) {
         if (p.hasC) d.bindings.push_back(readOf(c));
         return;
     }
     requireIndexable(n, splits * batches * p.M * p.N);
-    Dispatch& r = ctx.emit(typedKernel(n, std::string("gemm_splitk_reduce") + (p.hasC ? "_c" : ""), type));
+    namespace kr = kernels::gemm_splitk_reduce;
+    Dispatch& r = ctx.emit(typedKernel(n, kr::variant(p.hasC ? kr::Epilogue::c : kr::Epilogue::none, type),
+                                       "gemm_splitk_reduce", type));
     setActivation(r, n.activation);
-    struct {
-        uint32_t count, M, N, splits, cM, cN;
-        float alpha, beta;
-    } rp{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta};
-    r.setPush(rp);
+    r.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta});
     setLaunch1d(r, batches * p.M * p.N);
     r.bindings = {writeOf(n.outputs[0]), readOf(partial)};
     if (p.hasC) r.bindings.push_back(readOf(c));

@@ -25,12 +25,20 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     const bool coopmat = coopmatGemmFits(p, type, t);
     c.kernel = coopmat ? GemmKernel::Coopmat : GemmKernel::Portable;
     c.smallM = !coopmat && p.M <= 16;
-    c.bm = coopmat ? (p.M >= 128 ? 128 : 64) : c.smallM ? 16 : 64;
-    c.bn = coopmat || c.smallM ? 128 : 64;
+    if (coopmat) {
+        c.coopmatTile = p.M >= 128 ? kernels::gemm_cm::Bm::t128 : kernels::gemm_cm::Bm::t64;
+        c.bm = kernels::gemm_cm::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
+        c.bn = kernels::gemm_cm::BN;
+    } else {
+        c.portableTile = c.smallM ? kernels::gemm::Tile::t16x128 : kernels::gemm::Tile::t64x64;
+        const auto& v = kernels::gemm::kTileValues[static_cast<size_t>(c.portableTile)];
+        c.bm = v.WM * v.TM;
+        c.bn = v.WN * v.TN;
+    }
     // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280).
     const int64_t batches = p.batches();
     const int64_t tiles = ceilDiv(p.N, c.bn) * ceilDiv(p.M, c.bm) * batches;
-    const int64_t tileK = coopmat ? 32 : 16;
+    const int64_t tileK = coopmat ? kernels::gemm_cm::TILE_K : kernels::gemm::BK;
     c.kChunk = siblings ? p.K : splitKChunk(tiles, p.K, tileK);
     c.splits = p.K > 0 ? (p.K + c.kChunk - 1) / c.kChunk : 1;
     if (batches * c.splits > 65535) c.splits = 1, c.kChunk = p.K;

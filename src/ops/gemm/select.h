@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "kernels/families/gemm.h"
+#include "kernels/families/gemm_cm.h"
 #include "ops/kernel_target.h"
 #include "vkinfer/tensor.h"
 
@@ -32,6 +34,8 @@ struct GemmChoice {
     GemmKernel kernel = GemmKernel::Portable;
     int64_t bm = 64, bn = 64;  // tile: rows of A x columns of B
     bool smallM = false;       // the portable 16x128 tile
+    kernels::gemm::Tile portableTile = kernels::gemm::Tile::t64x64;
+    kernels::gemm_cm::Bm coopmatTile = kernels::gemm_cm::Bm::t64;
     // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and tiles
     // that fill the product with no bounds checks (_full).
     bool wordsA = false, wordsB = false, fullTiles = false;

@@ -4,6 +4,7 @@
 // Element type T (T_F32 or T_F16, types.glsl); arithmetic in float.
 #include "common.glsl"
 #include "types.glsl"
+#include "conv2d_depthwise.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_depthwise.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
@@ -13,12 +14,6 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer Residual { T res[]; };
 #endif
 
-layout(push_constant) uniform Params {
-    uint N, C, H, W;
-    uint M, OH, OW, groups;
-    uint KH, KW, SH, SW;
-    uint padH, padW, DH, DW;
-} p;
 
 void main() {
     // ops::grid1d spills past 65535 workgroups into y: fold it back (without this, outputs

@@ -1,0 +1,210 @@
+// The two sides of every kernel's interface held against the SPIR-V that runs (no GPU):
+// each declaration of shaders/kernels/*.toml against its compiled variants (push-constant
+// bytes, specialization constant ids), and every dispatch that planning emits, over the ONNX
+// node tests, the bundled models, the shared models where present and convolutions chosen to
+// reach every kernel family, on described devices, against its kernel's module (push bytes,
+// bindings, the specialization constants it sets).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/kernel_table.h"
+#include "passes/specialize.h"
+#include "plan/compile.h"
+#include "runtime/model_data.h"
+#include "support/gpu_context.h"
+#include "support/onnx_builder.h"
+#include "vk/spirv_interface.h"
+#include "vkinfer/compare.h"
+
+namespace vkinfer {
+namespace {
+
+namespace fs = std::filesystem;
+using kernels::KernelId;
+
+const vk::SpirvInterface& reflected(KernelId id) {
+    static std::map<KernelId, vk::SpirvInterface> cache;
+    auto it = cache.find(id);
+    if (it == cache.end()) {
+        const kernels::KernelBlob& b = kernels::blob(id);
+        it = cache.emplace(id, vk::spirvInterface(b.code, b.words)).first;
+    }
+    return it->second;
+}
+
+TEST(KernelInterface, DeclarationsMatchTheirSpirv) {
+    size_t declared = 0;
+    for (size_t i = 0; i < kernels::kKernelCount; ++i) {
+        const auto id = static_cast<KernelId>(i);
+        const std::string name(kernels::kernelName(id));
+        const vk::SpirvInterface& s = reflected(id);
+        ASSERT_TRUE(s.valid) << name << ": " << s.problem;
+        EXPECT_LE(s.pushConstantBytes, kernels::kMaxPushConstantBytes) << name;
+        const kernels::KernelInterface& d = kernels::declaredInterface(id);
+        if (!d.declared) continue;
+        ++declared;
+        EXPECT_EQ(s.pushConstantBytes, d.pushBytes) << name << ": the push block of the shader and of its declaration";
+        // (The optimizer drops what a variant does not use: a split-K variant stores no shuffle.)
+        const std::set<uint32_t> declaredIds(d.specIds.begin(), d.specIds.end());
+        for (uint32_t sid : s.specIds)
+            if (sid >= 6)
+                EXPECT_TRUE(declaredIds.count(sid)) << name << ": specialization constant " << sid << " is not declared";
+    }
+    EXPECT_GT(declared, 200u) << "the conv and GEMM families declare their interfaces";
+}
+
+// What planning emits for one model on one described device.
+struct Target {
+    const char* name;
+    DeviceFacts facts;
+    KernelPolicy kernels;
+};
+
+std::vector<Target> targets() {
+    DeviceFacts h200;
+    h200.gpu = true;
+    h200.cooperativeMatrix16 = true;
+    h200.subgroupSize = 32;
+    h200.sharedMemoryBytes = 48 * 1024;
+    h200.float16Arithmetic = true;
+    h200.storageBufferOffsetAlignment = 16;
+    DeviceFacts lavapipe;
+    lavapipe.subgroupSize = 8;
+    lavapipe.sharedMemoryBytes = 32 * 1024;
+    lavapipe.float16Arithmetic = true;
+    KernelPolicy emulated, always, off;
+    emulated.emulateCooperativeMatrix = true;
+    always.directConv = DirectConv::Always;
+    off.directConv = DirectConv::Off;
+    return {{"undescribed", {}, {}},  {"lavapipe", lavapipe, {}},   {"lavapipe emulating", lavapipe, emulated},
+            {"h200", h200, {}},       {"h200 always", h200, always}, {"h200 off", h200, off}};
+}
+
+struct Checked {
+    size_t dispatches = 0;
+    std::set<std::string> kernels;
+};
+
+void checkPlan(const Model& model, const InputShapes& shapes, const std::vector<NamedTensor>& values,
+               const std::string& what, Checked* checked) {
+    for (const Target& t : targets())
+        for (Precision precision : {Precision::Float32, Precision::Float16}) {
+            PlanOptions o;
+            o.device = t.facts;
+            o.kernels = t.kernels;
+            o.precision = precision;
+            plan::CompiledPlan p;
+            try {
+                auto resolved = model.resolveShapes(shapes);
+                if (!resolved.ok()) return;
+                p = plan::compilePlan(model.data()->graph, *resolved, o, values);
+            } catch (const Error&) {
+                continue;  // unsupported here: nothing dispatched
+            }
+            for (const ops::Dispatch& d : p.dispatches) {
+                const std::string kernel(kernels::kernelName(d.kernel));
+                const vk::SpirvInterface& s = reflected(d.kernel);
+                const std::string where = what + " (" + t.name + (precision == Precision::Float16 ? ", fp16" : "") +
+                                          "): " + kernel;
+                EXPECT_EQ(d.push.size(), s.pushConstantBytes) << where << ": push-constant bytes";
+                // Every binding the kernel uses is bound (the optimizer drops unused ones: a
+                // split-K variant reads no bias).
+                for (uint32_t b : s.bindings) EXPECT_LT(b, d.bindings.size()) << where << ": binding " << b << " unbound";
+                // Every constant set is one the declaration names (or the shared 3-5).
+                const kernels::KernelInterface& decl = kernels::declaredInterface(d.kernel);
+                if (decl.declared)
+                    for (size_t i = 3; i < d.spec.size(); ++i)
+                        if (d.spec[i] != 0)
+                            EXPECT_NE(std::find(decl.specIds.begin(), decl.specIds.end(), i + 3), decl.specIds.end())
+                                << where << ": sets specialization constant " << i + 3 << ", which it does not declare";
+                ++checked->dispatches;
+                checked->kernels.insert(kernel);
+            }
+        }
+}
+
+void checkFolder(const fs::path& dir, Checked* checked) {
+    auto model = Model::load((dir / "model.onnx").string());
+    if (!model.ok()) return;
+    InputShapes shapes;
+    std::vector<NamedTensor> values;
+    const auto sets = listTestDataSets(dir.string());
+    if (!sets.empty()) {
+        auto data = loadTestDataSet(sets[0], *model);
+        if (!data.ok()) return;
+        for (const auto& in : data->inputs) shapes.push_back({in.name, in.tensor.shape()});
+        const auto& g = model->data()->graph;
+        for (int v : passes::valueInputs(g))
+            for (const auto& in : data->inputs)
+                if (in.name == g.values[v].name) values.push_back(in);
+    }
+    checkPlan(*model, shapes, values, dir.filename().string(), checked);
+}
+
+// Convolutions that reach every family on the described devices (conv/select.h).
+void checkConvolutions(Checked* checked) {
+    struct C {
+        int64_t n, c, h, w, m, k, stride, groups;
+        bool residual, shuffle;
+    };
+    const C cases[] = {{1, 3, 64, 64, 16, 3, 1, 1, false, false},     {1, 3, 96, 160, 64, 5, 1, 1, false, false},
+                       {1, 64, 135, 240, 32, 3, 1, 1, false, false},  {1, 32, 64, 64, 12, 3, 1, 1, false, true},
+                       {1, 64, 56, 56, 64, 3, 1, 1, true, false},     {8, 128, 28, 28, 128, 3, 1, 1, false, false},
+                       {1, 512, 7, 7, 512, 3, 1, 1, true, false},     {1, 256, 14, 14, 1024, 1, 1, 1, false, false},
+                       {1, 116, 14, 14, 116, 1, 1, 1, false, false},  {1, 144, 1, 1, 6, 1, 1, 1, false, false},
+                       {1, 144, 28, 28, 144, 3, 2, 144, false, false}, {1, 64, 28, 28, 64, 3, 1, 2, false, false},
+                       {1, 128, 56, 56, 32, 3, 1, 1, false, false},   {1, 3, 224, 224, 64, 7, 2, 1, false, false}};
+    for (const C& c : cases) {
+        testing::OnnxBuilder b;
+        const int64_t oh = (c.h + 2 * (c.k / 2) - c.k) / c.stride + 1, ow = (c.w + 2 * (c.k / 2) - c.k) / c.stride + 1;
+        b.input("x", {c.n, c.c, c.h, c.w}).output("y");
+        b.initializer("w", Tensor(DataType::Float32, {c.m, c.c / c.groups, c.k, c.k}));
+        b.initializer("b", Tensor(DataType::Float32, {c.m}));
+        auto& conv = b.node("Conv", {"x", "w", "b"}, {c.residual || c.shuffle ? "c" : "y"});
+        testing::attr(conv, "pads", std::vector<int64_t>(4, c.k / 2));
+        testing::attr(conv, "strides", std::vector<int64_t>{c.stride, c.stride});
+        testing::attr(conv, "group", c.groups);
+        if (c.residual) {
+            b.input("r", {c.n, c.m, oh, ow});
+            b.node("Add", {"c", "r"}, {"y"});
+        }
+        if (c.shuffle) testing::attr(b.node("DepthToSpace", {"c"}, {"y"}), "blocksize", int64_t{2});
+        auto model = b.build();
+        ASSERT_TRUE(model.ok()) << model.status().toString();
+        checkPlan(*model, {}, {}, "conv " + std::to_string(c.c) + "->" + std::to_string(c.m), checked);
+    }
+}
+
+TEST(KernelInterface, EveryPlannedDispatchMatchesItsKernel) {
+    Checked checked;
+    checkConvolutions(&checked);
+    for (const char* bundled : {"espcn_x2", "upscaler_x2"})
+        checkFolder(fs::path(VKINFER_SOURCE_DIR) / "data" / bundled, &checked);
+    const std::string shared = testing::modelsDir();
+    if (!shared.empty())
+        for (const auto& e : fs::directory_iterator(shared))
+            if (e.is_directory()) checkFolder(e.path(), &checked);
+    const fs::path nodeTests = "/usr/share/libonnx-testdata/data/node";
+    if (fs::exists(nodeTests))
+        for (const auto& e : fs::directory_iterator(nodeTests))
+            if (e.is_directory()) checkFolder(e.path(), &checked);
+    EXPECT_GT(checked.dispatches, 1000u);
+    RecordProperty("dispatches", static_cast<int>(checked.dispatches));
+    RecordProperty("kernels", static_cast<int>(checked.kernels.size()));
+    // Every conv family, tensor cores included, was reached.
+    for (const char* prefix : {"conv2d_t", "conv2d_depthwise", "conv2d_small", "conv2d_rt", "conv2d_rtd", "conv2d_cm",
+                               "conv2d_cmd", "conv_splitk_reduce", "gemm_t", "gemm_cm", "copy_strided", "cast_"}) {
+        bool found = false;
+        for (const auto& k : checked.kernels) found |= k.rfind(prefix, 0) == 0;
+        EXPECT_TRUE(found) << "no planned dispatch of " << prefix << "*";
+    }
+}
+
+}  // namespace
+}  // namespace vkinfer
