@@ -5,7 +5,10 @@
 
 #include "core/kernel_table.h"
 #include "kernels/families/cast.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

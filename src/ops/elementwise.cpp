@@ -9,7 +9,10 @@
 #include "kernels/families/minmax_f64.h"
 #include "kernels/families/unary.h"
 #include "ops/activation.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

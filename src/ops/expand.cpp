@@ -2,7 +2,10 @@
 // strided copies that read repeated data through stride 0. Tile walks [repeat, extent]
 // pairs per axis; the copy merges what it can and falls back to several dispatches beyond
 // its 6 dimensions.
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

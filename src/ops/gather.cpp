@@ -10,7 +10,10 @@
 #include "kernels/families/gather_elements.h"
 #include "kernels/families/scatter_elements.h"
 #include "kernels/families/scatter_nd.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -4,7 +4,10 @@
 #include <cstring>
 #include <numeric>
 
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -11,7 +11,10 @@
 #include "kernels/families/channel_affine.h"
 #include "kernels/families/norm.h"
 #include "ops/activation.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

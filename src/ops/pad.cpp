@@ -7,7 +7,9 @@
 
 #include "kernels/families/pad.h"
 #include "core/half.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -10,7 +10,8 @@
 #include "kernels/families/pool2d.h"
 #include "kernels/families/pool_nd.h"
 #include "ops/activation.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

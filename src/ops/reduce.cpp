@@ -8,7 +8,10 @@
 
 #include "kernels/families/argreduce.h"
 #include "kernels/families/reduce.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -10,7 +10,8 @@
 #include "kernels/families/resize.h"
 #include "kernels/families/resize_general.h"
 #include "ops/activation.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -7,7 +7,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "ops/op_util.h"
+#include "ops/cpu_copy.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

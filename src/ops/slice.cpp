@@ -6,7 +6,10 @@
 // batch-1 map) the plan makes them views instead (OpDef::viewOffset).
 #include <algorithm>
 
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "kernels/families/unary_math.h"
-#include "ops/op_util.h"
+#include "ops/cpu_copy.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

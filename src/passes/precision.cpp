@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "ops/op_util.h"
+#include "ops/cpu_copy.h"
 #include "ops/registry.h"
 #include "passes/specialize.h"
 

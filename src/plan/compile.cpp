@@ -8,7 +8,7 @@
 #include "ops/conv/layout.h"
 #include "ops/kernel_target.h"
 #include "ops/lower_context.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
 #include "ops/registry.h"
 #include "passes/fusion.h"
 #include "passes/precision.h"

@@ -11,7 +11,8 @@
 #include <numeric>
 #include <string>
 
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/cpu_copy.h"
 
 namespace vkinfer {
 namespace {

@@ -6,7 +6,9 @@
 #include "ops/activation.h"
 #include "ops/conv/depthwise.h"
 #include "ops/conv/select.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
+#include "ops/siblings.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

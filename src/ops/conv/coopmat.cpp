@@ -2,8 +2,9 @@
 
 #include <cstring>
 
-#include "ops/conv/split_k.h"
-#include "ops/op_util.h"
+#include "ops/conv/split_k_reduce.h"
+#include "ops/node_checks.h"
+#include "ops/split_k.h"
 
 namespace vkinfer::ops {
 

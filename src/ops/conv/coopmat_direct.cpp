@@ -1,7 +1,7 @@
 #include "ops/conv/coopmat_direct.h"
 
 #include "kernels/families/conv2d_cmd.h"
-#include "ops/op_util.h"
+#include "ops/node_checks.h"
 
 namespace vkinfer::ops {
 

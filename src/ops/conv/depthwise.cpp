@@ -1,7 +1,7 @@
 #include "ops/conv/depthwise.h"
 
 #include "kernels/families/conv2d_depthwise.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
 
 namespace vkinfer::ops {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/op_util.h"
+#include "ops/node_checks.h"
 
 namespace vkinfer::ops {
 

@@ -2,7 +2,8 @@
 
 #include <cstring>
 
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 
 namespace vkinfer::ops {
 

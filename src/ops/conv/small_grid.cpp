@@ -1,6 +1,7 @@
 #include "ops/conv/small_grid.h"
 
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 
 namespace vkinfer::ops {
 

@@ -6,7 +6,8 @@
 
 #include "kernels/families/conv_transpose.h"
 #include "ops/activation.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

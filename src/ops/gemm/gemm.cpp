@@ -3,7 +3,10 @@
 #include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
 #include "ops/gemm/select.h"
-#include "ops/op_util.h"
+#include "ops/broadcast.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
+#include "ops/siblings.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {

@@ -1,6 +1,7 @@
 #include "ops/gemm/select.h"
 
-#include "ops/op_util.h"
+#include "ops/dispatch.h"
+#include "ops/split_k.h"
 
 namespace vkinfer::ops {
 

@@ -1,9 +1,10 @@
-#include "ops/conv/split_k.h"
+#include "ops/conv/split_k_reduce.h"
 
 #include "kernels/families/conv2d_cm.h"
 #include "kernels/families/conv2d_rt.h"
 #include "kernels/families/conv_splitk_reduce.h"
-#include "ops/op_util.h"
+#include "ops/emit.h"
+#include "ops/node_checks.h"
 
 namespace vkinfer::ops {
 
