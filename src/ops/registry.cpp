@@ -37,14 +37,6 @@ const OpDef* findOpAnyOpset(std::string_view type) {
     return nullptr;
 }
 
-std::vector<std::string_view> supportedOps() {
-    std::vector<std::string_view> names;
-    for (const auto& d : table())
-        if (std::find(names.begin(), names.end(), d.type) == names.end()) names.push_back(d.type);
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 void checkSupported(const graph::Graph& g) {
     // Every op's entry covers opsets up to kNewestOpset or stops where its semantics change
     // in a way vkinfer does not implement; what a later opset changes is unknown.

@@ -55,7 +55,6 @@ inline OpDef withFp16(OpDef d) {
 const OpDef* findOp(std::string_view type, int64_t opset);
 // The entry for the op type at any opset (to tell "unknown op" from "unsupported opset").
 const OpDef* findOpAnyOpset(std::string_view type);
-std::vector<std::string_view> supportedOps();
 
 // Throws Error(Unsupported) when the model's default-domain opset is newer than
 // Model::kNewestOpset, or naming the first node whose op, domain or opset is not in the table.
