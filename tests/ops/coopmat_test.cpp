@@ -46,7 +46,7 @@ const std::vector<ConvCase>& cases() {
 // convolutions too small for the fragments the register-tiled ones (a GPU), lavapipe the
 // portable ones, depthwise convolutions their own.
 TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
-    // The gathering kernel's choices: the direct one (direct_conv_test.cpp) is off.
+    // The gathering kernel's choices: the direct one (coopmat_direct_conv_test.cpp) is off.
     DeviceDescription h200 = h200Description();
     h200.kernels.directConv = DirectConv::Off;
     DeviceDescription lavapipe;

@@ -20,8 +20,8 @@ const k::NarrowValue& narrowValue(bool narrow) {
 }
 
 // The tile for one choice of rows and channels per workgroup, with its shared memory.
-DirectConvTile tileFor(const ConvGeom& g, bool narrow, int64_t bm, int64_t warps, int64_t tw) {
-    DirectConvTile t;
+CoopmatDirectConvTile tileFor(const ConvGeom& g, bool narrow, int64_t bm, int64_t warps, int64_t tw) {
+    CoopmatDirectConvTile t;
     t.bm = bm;
     t.warps = warps;
     t.tw = tw;
@@ -41,7 +41,7 @@ DirectConvTile tileFor(const ConvGeom& g, bool narrow, int64_t bm, int64_t warps
 
 }  // namespace
 
-bool directConvPays(const ConvGeom& g, const DirectConvTile& t) {
+bool coopmatDirectConvPays(const ConvGeom& g, const CoopmatDirectConvTile& t) {
     // Measured per layer on the H200 (run 30, docs/BENCHMARKS.md): the halo pays where taps
     // share inputs (1x1 convs lost up to 7x to conv2d_cm's pointwise path), where the grid
     // holds enough warps to fill the GPU (ResNet-18's 56x56 layers, two rows per workgroup
@@ -53,7 +53,7 @@ bool directConvPays(const ConvGeom& g, const DirectConvTile& t) {
     return g.KH * g.KW > 1 && warps >= kMinDirectWarps && rowsFilled;
 }
 
-std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uint32_t sharedMemoryBytes) {
+std::optional<CoopmatDirectConvTile> coopmatDirectConvTile(const ConvGeom& g, bool inNhwc, uint32_t sharedMemoryBytes) {
     if (g.groups != 1 || g.SH != 1 || g.SW != 1 || g.DH != 1 || g.DW != 1 || g.M < 8) return std::nullopt;
     if (inNhwc && g.C % 8 != 0) return std::nullopt;
     const bool narrow = g.C <= kNarrowChannels;
@@ -64,7 +64,7 @@ std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uin
     // and weight fewer times.
     for (int64_t bm = widest; bm >= kFragment; bm /= 2)
         for (int64_t warps : {8, 4, 2}) {
-            DirectConvTile t = tileFor(g, narrow, bm, warps, tw);
+            CoopmatDirectConvTile t = tileFor(g, narrow, bm, warps, tw);
             const bool gridFits =
                 divUp(g.OW, tw) <= 65535 && divUp(g.OH, warps) <= 65535 && g.N * divUp(g.M, bm) <= 65535;
             if (t.sharedBytes <= sharedMemoryBytes && gridFits) return t;
@@ -72,7 +72,7 @@ std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uin
     return std::nullopt;
 }
 
-Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectConvTile& t) {
+Tensor packCoopmatDirectWeights(const Tensor& w, const ConvGeom& g, const CoopmatDirectConvTile& t) {
     const int64_t Mpad = roundUp(g.M, t.bm), taps = g.KH * g.KW;
     const int64_t kwSteps = t.narrow ? divUp(g.KW, 2) : g.KW;
     Tensor packed(DataType::Float16, {t.chunks, t.tapSteps, Mpad, kFragment});  // zero-filled
@@ -97,12 +97,12 @@ Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectCon
     return packed;
 }
 
-void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const DirectConvTile& t, int bias,
+void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const CoopmatDirectConvTile& t, int bias,
                             int residual) {
     const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
     const int64_t Mpad = roundUp(g.M, t.bm);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
-    const int packedW = ctx.addConstant(n.name + "_cmd_weights", packDirectConvWeights(w, g, t));
+    const int packedW = ctx.addConstant(n.name + "_cmd_weights", packCoopmatDirectWeights(w, g, t));
 
     const k::Bm bm = t.bm == 16 ? k::Bm::t16 : t.bm == 32 ? k::Bm::t32 : k::Bm::t64;
     Dispatch& d = ctx.emit(k::variant(bm, t.tw == 32 ? k::Tw::t32 : k::Tw::t64, t.narrow ? k::Narrow::narrow : k::Narrow::none,

@@ -13,7 +13,7 @@
 
 namespace vkinfer::ops {
 
-struct DirectConvTile {
+struct CoopmatDirectConvTile {
     int64_t bm = 32;     // output channels per workgroup (16, 32 or 64)
     int64_t warps = 4;   // output rows per workgroup, one warp each
     int64_t tw = 64;     // output pixels per row (4 fragments of 16)
@@ -29,19 +29,19 @@ struct DirectConvTile {
 // the kernel cannot take it: not stride 1 and dilation 1, grouped, a channels-last input
 // whose channels are not a multiple of 8, fewer than 8 output channels, or no tile that fits
 // `sharedMemoryBytes`.
-std::optional<DirectConvTile> directConvTile(const ConvGeom& g, bool inNhwc, uint32_t sharedMemoryBytes);
+std::optional<CoopmatDirectConvTile> coopmatDirectConvTile(const ConvGeom& g, bool inNhwc, uint32_t sharedMemoryBytes);
 
 // The measured rule (DirectConv::Auto): a kernel larger than 1x1, a grid of at least 384
 // warps, and rows of the tile at least three quarters filled by the map.
-bool directConvPays(const ConvGeom& g, const DirectConvTile& t);
+bool coopmatDirectConvPays(const ConvGeom& g, const CoopmatDirectConvTile& t);
 
 // The weights [M, C, KH, KW] as conv2d_cmd reads them: [chunk][tap step][Mpad][16] halves,
 // zero past M, past C and (narrow) past KW, Mpad a multiple of the tile's bm.
-Tensor packDirectConvWeights(const Tensor& w, const ConvGeom& g, const DirectConvTile& t);
+Tensor packCoopmatDirectWeights(const Tensor& w, const ConvGeom& g, const CoopmatDirectConvTile& t);
 
 // Emits the dispatch for `n` with tile `t`: bias is a value id, residual the node's fourth
 // input or -1.
-void lowerCoopmatDirectConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const DirectConvTile& t, int bias,
+void lowerCoopmatDirectConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, const CoopmatDirectConvTile& t, int bias,
                             int residual);
 
 }  // namespace vkinfer::ops

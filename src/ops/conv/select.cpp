@@ -22,7 +22,7 @@ namespace {
 // The family, by rules tried in order: the first family whose rule holds takes the layer.
 // Each rule reads the problem, the target and the families' own tile functions, never another
 // rule's answer; the few facts two rules share are computed once, first.
-ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::optional<DirectConvTile>* cmdTile,
+ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::optional<CoopmatDirectConvTile>* cmdTile,
                         std::optional<RegisterDirectConvTile>* rtdTile) {
     const ConvGeom& g = p.g;
     const bool depthwise = depthwiseConvFits(g);
@@ -32,8 +32,8 @@ ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::option
     // whether such a layer goes to the tensor cores at all.
     bool coopmatDirect = false, coopmat = false;
     if (p.type == DataType::Float16 && t.cooperativeMatrix && p.constantWeights && coopmatConvFits(g, t)) {
-        if (t.directConv != DirectConv::Off) *cmdTile = directConvTile(g, p.inNhwc, t.facts.sharedMemoryBytes);
-        coopmatDirect = cmdTile->has_value() && (t.directConv == DirectConv::Always || directConvPays(g, **cmdTile));
+        if (t.directConv != DirectConv::Off) *cmdTile = coopmatDirectConvTile(g, p.inNhwc, t.facts.sharedMemoryBytes);
+        coopmatDirect = cmdTile->has_value() && (t.directConv == DirectConv::Always || coopmatDirectConvPays(g, **cmdTile));
         coopmat = coopmatDirect || coopmatReductionFits(g);
     }
     // The float32 direct kernel on the GPU tiles. (Float32 tensors are never channels-last.)
@@ -59,7 +59,7 @@ ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::option
 
 ConvChoice selectConv(const ConvProblem& p, const KernelTarget& t) {
     ConvChoice c;
-    std::optional<DirectConvTile> cmdTile;
+    std::optional<CoopmatDirectConvTile> cmdTile;
     std::optional<RegisterDirectConvTile> rtdTile;
     c.kernel = chooseKernel(p, t, &cmdTile, &rtdTile);
     c.kChunk = p.g.K();

@@ -62,7 +62,7 @@ struct ConvChoice {
     RegisterTiledConvTile registerTiled;
     RegisterDirectConvTile registerDirect;
     CoopmatConvTile coopmat;
-    DirectConvTile coopmatDirect;
+    CoopmatDirectConvTile coopmatDirect;
     bool vec4Store = false;  // conv2d_rt stores quads of pixels as 16-byte words
 };
 

@@ -29,9 +29,9 @@ ops::ConvGeom geom(int64_t n, int64_t c, int64_t h, int64_t w, int64_t m, int64_
 
 constexpr uint32_t kH200Shared = 48 * 1024;
 
-TEST(DirectConvTile, FitsSharedMemoryWithTheMostChannelsThenRows) {
+TEST(CoopmatDirectConvTile, FitsSharedMemoryWithTheMostChannelsThenRows) {
     // ESPCN's 64 -> 32 3x3 layer at 960x540: 32 channels; 8 rows would need 55 KiB.
-    auto t = ops::directConvTile(geom(1, 64, 540, 960, 32, 3), true, kH200Shared);
+    auto t = ops::coopmatDirectConvTile(geom(1, 64, 540, 960, 32, 3), true, kH200Shared);
     ASSERT_TRUE(t);
     EXPECT_EQ(t->bm, 32);
     EXPECT_EQ(t->warps, 4);
@@ -44,14 +44,14 @@ TEST(DirectConvTile, FitsSharedMemoryWithTheMostChannelsThenRows) {
     EXPECT_EQ(t->weightWords, 9u * 32u * 3u);
     EXPECT_LE(t->sharedBytes, kH200Shared);
     // Less shared memory (lavapipe's 32 KiB): fewer rows.
-    auto small = ops::directConvTile(geom(1, 64, 540, 960, 32, 3), true, 32 * 1024);
+    auto small = ops::coopmatDirectConvTile(geom(1, 64, 540, 960, 32, 3), true, 32 * 1024);
     ASSERT_TRUE(small);
     EXPECT_EQ(small->bm, 32);
     EXPECT_EQ(small->warps, 2);
 
     // The RGB stem, 5x5: narrow, taps in pairs along x (3 steps per row of the window), and
     // 64 channels' weights (46 KiB) do not fit, so 32 per workgroup.
-    auto stem = ops::directConvTile(geom(1, 3, 540, 960, 64, 5), false, kH200Shared);
+    auto stem = ops::coopmatDirectConvTile(geom(1, 3, 540, 960, 64, 5), false, kH200Shared);
     ASSERT_TRUE(stem);
     EXPECT_TRUE(stem->narrow);
     EXPECT_EQ(stem->chunks, 1);
@@ -61,21 +61,21 @@ TEST(DirectConvTile, FitsSharedMemoryWithTheMostChannelsThenRows) {
     EXPECT_EQ(stem->warps, 8);
 
     // A 12-channel head: one 16-row fragment; 28-pixel-wide maps: rows of 32.
-    EXPECT_EQ(ops::directConvTile(geom(1, 32, 540, 960, 12, 3), true, kH200Shared)->bm, 16);
-    EXPECT_EQ(ops::directConvTile(geom(1, 128, 28, 28, 128, 3), true, kH200Shared)->tw, 32);
+    EXPECT_EQ(ops::coopmatDirectConvTile(geom(1, 32, 540, 960, 12, 3), true, kH200Shared)->bm, 16);
+    EXPECT_EQ(ops::coopmatDirectConvTile(geom(1, 128, 28, 28, 128, 3), true, kH200Shared)->tw, 32);
 
     // What the kernel cannot take.
-    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 64, 3, 2), true, kH200Shared)) << "stride 2";
-    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 4, 3), true, kH200Shared)) << "4 output channels";
-    EXPECT_FALSE(ops::directConvTile(geom(1, 12, 56, 56, 64, 3), true, kH200Shared)) << "NHWC, 12 channels";
-    EXPECT_TRUE(ops::directConvTile(geom(1, 12, 56, 56, 64, 3), false, kH200Shared)) << "NCHW, 12 channels";
+    EXPECT_FALSE(ops::coopmatDirectConvTile(geom(1, 64, 56, 56, 64, 3, 2), true, kH200Shared)) << "stride 2";
+    EXPECT_FALSE(ops::coopmatDirectConvTile(geom(1, 64, 56, 56, 4, 3), true, kH200Shared)) << "4 output channels";
+    EXPECT_FALSE(ops::coopmatDirectConvTile(geom(1, 12, 56, 56, 64, 3), true, kH200Shared)) << "NHWC, 12 channels";
+    EXPECT_TRUE(ops::coopmatDirectConvTile(geom(1, 12, 56, 56, 64, 3), false, kH200Shared)) << "NCHW, 12 channels";
     auto grouped = geom(1, 64, 56, 56, 64, 3);
     grouped.groups = 2;
-    EXPECT_FALSE(ops::directConvTile(grouped, true, kH200Shared));
-    EXPECT_FALSE(ops::directConvTile(geom(1, 64, 56, 56, 64, 11), true, 16 * 1024)) << "11x11 in 16 KiB";
+    EXPECT_FALSE(ops::coopmatDirectConvTile(grouped, true, kH200Shared));
+    EXPECT_FALSE(ops::coopmatDirectConvTile(geom(1, 64, 56, 56, 64, 11), true, 16 * 1024)) << "11x11 in 16 KiB";
 }
 
-TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
+TEST(CoopmatDirectConvTile, WeightsPackedPerChunkAndTapStep) {
     // Distinct float16 weights; the packed tensor must hold w[m][c][ky][kx] where the kernel
     // reads it, and zeros where it reads past M, C or the window.
     auto weightsOf = [](const ops::ConvGeom& g) {
@@ -90,9 +90,9 @@ TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
     {
         // 20 channels, 3x3: two chunks of 16 channels, the second zero past channel 19.
         auto g = geom(1, 20, 8, 40, 9, 3);
-        auto t = *ops::directConvTile(g, false, kH200Shared);
+        auto t = *ops::coopmatDirectConvTile(g, false, kH200Shared);
         ASSERT_EQ(t.bm, 16);
-        Tensor w = weightsOf(g), p = ops::packDirectConvWeights(w, g, t);
+        Tensor w = weightsOf(g), p = ops::packCoopmatDirectWeights(w, g, t);
         ASSERT_EQ(p.shape(), (std::vector<int64_t>{2, 9, 16, 16}));
         auto at = [&](int64_t q, int64_t s, int64_t m, int64_t e) {
             return p.as<uint16_t>()[((q * 9 + s) * 16 + m) * 16 + e];
@@ -106,9 +106,9 @@ TEST(DirectConvTile, WeightsPackedPerChunkAndTapStep) {
     {
         // Narrow 3 channels, 5x5: step s = (ky, pair of kx), element e = (kx - 2 pair) * 8 + c.
         auto g = geom(1, 3, 8, 40, 16, 5);
-        auto t = *ops::directConvTile(g, false, kH200Shared);
+        auto t = *ops::coopmatDirectConvTile(g, false, kH200Shared);
         ASSERT_TRUE(t.narrow);
-        Tensor w = weightsOf(g), p = ops::packDirectConvWeights(w, g, t);
+        Tensor w = weightsOf(g), p = ops::packCoopmatDirectWeights(w, g, t);
         ASSERT_EQ(p.shape(), (std::vector<int64_t>{1, 15, 16, 16}));
         auto at = [&](int64_t s, int64_t m, int64_t e) { return p.as<uint16_t>()[(s * 16 + m) * 16 + e]; };
         EXPECT_EQ(at(0, 1, 2), wAt(w, g, 1, 2, 0, 0));
@@ -170,7 +170,7 @@ TEST(DirectConvSelection, WideStrideOneMapsOnTheTensorCores) {
 
 TEST(DirectConvSelection, RuleCountsWarpsAndFilledRows) {
     auto pays = [](const ops::ConvGeom& g) {
-        return ops::directConvPays(g, *ops::directConvTile(g, true, kH200Shared));
+        return ops::coopmatDirectConvPays(g, *ops::coopmatDirectConvTile(g, true, kH200Shared));
     };
     EXPECT_TRUE(pays(geom(1, 64, 540, 960, 32, 3)));    // ESPCN: 2025 workgroups of 4 warps
     EXPECT_FALSE(pays(geom(1, 64, 56, 56, 64, 3)));     // 28 workgroups of 2 warps
