@@ -104,14 +104,31 @@ bool Graph::isGraphOutput(int value) const {
     return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
 }
 
-std::vector<int> Graph::consumers(int value) const {
+Readers::Readers(const Graph& g) : g_(g), readers_(g.values.size()) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        if (g.nodes[i].removed) continue;
+        for (int in : g.nodes[i].inputs)
+            if (in >= 0 && (readers_[in].empty() || readers_[in].back() != static_cast<int>(i)))
+                readers_[in].push_back(static_cast<int>(i));
+    }
+}
+
+std::vector<int> Readers::of(int value) const {
     std::vector<int> out;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        if (nodes[i].removed) continue;
-        if (std::find(nodes[i].inputs.begin(), nodes[i].inputs.end(), value) != nodes[i].inputs.end())
-            out.push_back(static_cast<int>(i));
+    if (value < 0 || static_cast<size_t>(value) >= readers_.size()) return out;
+    for (int n : readers_[value]) {
+        const Node& node = g_.nodes[n];
+        if (node.removed || std::find(node.inputs.begin(), node.inputs.end(), value) == node.inputs.end()) continue;
+        if (out.empty() || out.back() != n) out.push_back(n);
     }
     return out;
+}
+
+void Readers::add(int value, int node) {
+    if (value < 0) return;
+    if (static_cast<size_t>(value) >= readers_.size()) readers_.resize(value + 1);
+    auto& r = readers_[value];
+    r.insert(std::upper_bound(r.begin(), r.end(), node), node);
 }
 
 void Graph::relinkProducers() {

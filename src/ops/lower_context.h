@@ -2,6 +2,7 @@
 // derived weights or scratch tensors) and the dispatch list it appends to.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ public:
 
     graph::Graph& graph() { return g_; }
     const graph::Graph& graph() const { return g_; }
+    // The live readers of each value, indexed on first use (lowering adds values, not nodes).
+    const graph::Readers& readers() const {
+        if (!readers_) readers_ = std::make_unique<graph::Readers>(g_);
+        return *readers_;
+    }
     // Careful: addConstant/addScratch grow the value table, which invalidates references
     // returned here earlier. Copy what you need (shape, dtype) before adding values.
     const graph::Value& value(int id) const { return g_.values[id]; }
@@ -96,6 +102,7 @@ private:
     const std::vector<int>* aliasParent_ = nullptr;
     const std::vector<int64_t>* aliasOffset_ = nullptr;
     std::vector<char> channelsLast_;
+    mutable std::unique_ptr<graph::Readers> readers_;
 };
 
 // Binding helpers.

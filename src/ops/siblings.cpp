@@ -40,7 +40,7 @@ bool ordered(const graph::Graph& g, int value, int node) {
 
 int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int input) {
     const graph::Graph& g = ctx.graph();
-    const auto readers = g.consumers(input);
+    const auto readers = ctx.readers().of(input);
     const int64_t branches =
         std::count_if(readers.begin(), readers.end(), [&](int c) { return g.nodes[c].opType != "Concat"; });
     int64_t slices = 1;

@@ -16,11 +16,12 @@ namespace {
 
 // The live node producing `value` if `value` is read only by `reader`, is not a graph
 // output, and comes from a node of one of the given types; else null.
-Node* soleProducer(Graph& g, int value, int reader, std::initializer_list<const char*> types) {
+Node* soleProducer(Graph& g, const graph::Readers& readers, int value, int reader,
+                   std::initializer_list<const char*> types) {
     if (value < 0 || g.isGraphOutput(value)) return nullptr;
     int p = g.values[value].producer;
     if (p < 0 || g.nodes[p].removed) return nullptr;
-    auto users = g.consumers(value);
+    auto users = readers.of(value);
     if (users.size() != 1 || users[0] != reader) return nullptr;
     // The value must appear once among the reader's inputs (Add(x, x) cannot fuse).
     int uses = 0;
@@ -36,13 +37,24 @@ const Tensor* constantInput(const Graph& g, const Node& n, size_t i) {
     return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
 }
 
-// Replaces producer's output with the fused node's output and retires the fused node.
+// Marks `node` removed and unlinks the values it produced (what relinkProducers would find).
+void retire(Graph& g, Node& node) {
+    node.removed = true;
+    const int index = static_cast<int>(&node - g.nodes.data());
+    for (int o : node.outputs)
+        if (o >= 0 && g.values[o].producer == index) g.values[o].producer = -1;
+}
+
+// Replaces producer's output with the fused node's output and retires the fused node. Links
+// are updated in place: relinking the whole graph per fusion made fusion quadratic.
 void absorb(Graph& g, Node& producer, Node& fused) {
+    const int old = producer.outputs[0];
+    retire(g, fused);
     producer.outputs[0] = fused.outputs[0];
+    g.values[producer.outputs[0]].producer = static_cast<int>(&producer - g.nodes.data());
+    if (old >= 0 && old != producer.outputs[0]) g.values[old].producer = -1;
     producer.fusedNames.push_back(fused.name);
     for (auto& n : fused.fusedNames) producer.fusedNames.push_back(n);
-    fused.removed = true;
-    g.relinkProducers();
 }
 
 // True when a node's optional extra outputs (BatchNormalization's training statistics) are
@@ -86,12 +98,13 @@ bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
 
 void foldBatchNorm(Graph& g) {
     g.relinkProducers();
+    graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& bn = g.nodes[i];
         if (bn.removed || bn.opType != "BatchNormalization") continue;
         if (hasExtraOutputs(bn)) continue;  // training-mode outputs are requested
         if (bn.attrInt("training_mode", 0) != 0) continue;  // normalizes by the batch's statistics, not the running ones
-        Node* conv = soleProducer(g, bn.inputs[0], static_cast<int>(i), {"Conv"});
+        Node* conv = soleProducer(g, readers, bn.inputs[0], static_cast<int>(i), {"Conv"});
         if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
         const Tensor* w = constantInput(g, *conv, 1);
         const Tensor* b = conv->input(2) >= 0 ? constantInput(g, *conv, 2) : nullptr;
@@ -114,12 +127,16 @@ void foldBatchNorm(Graph& g) {
         conv->inputs.resize(3);
         conv->inputs[1] = g.addConstant(g.values[conv->inputs[1]].name + "_bnfolded", std::move(nw));
         conv->inputs[2] = g.addConstant(conv->name + "_bnfolded_bias", std::move(nb));
+        const int convIndex = static_cast<int>(conv - g.nodes.data());
+        readers.add(conv->inputs[1], convIndex);
+        readers.add(conv->inputs[2], convIndex);
         absorb(g, *conv, bn);
     }
 }
 
 void fuseResidualAdd(Graph& g) {
     g.relinkProducers();
+    graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& add = g.nodes[i];
         if (add.removed || add.opType != "Add" || add.inputs.size() != 2) continue;
@@ -128,10 +145,11 @@ void fuseResidualAdd(Graph& g) {
             int a = add.inputs[side], r = add.inputs[1 - side];
             if (g.values[a].shape != outShape || g.values[r].shape != outShape) break;
             if (g.values[a].dtype != DataType::Float32 || g.values[r].dtype != DataType::Float32) break;
-            Node* conv = soleProducer(g, a, static_cast<int>(i), {"Conv"});
+            Node* conv = soleProducer(g, readers, a, static_cast<int>(i), {"Conv"});
             if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
             conv->inputs.resize(3, -1);
             conv->inputs.push_back(r);
+            readers.add(r, static_cast<int>(conv - g.nodes.data()));
             absorb(g, *conv, add);
             break;
         }
@@ -140,11 +158,12 @@ void fuseResidualAdd(Graph& g) {
 
 void fuseActivations(Graph& g) {
     g.relinkProducers();
+    graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& actNode = g.nodes[i];
         graph::Activation act;
         if (actNode.removed || !activationOf(g, actNode, &act)) continue;
-        Node* p = soleProducer(g, actNode.inputs[0], static_cast<int>(i),
+        Node* p = soleProducer(g, readers, actNode.inputs[0], static_cast<int>(i),
                                {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization"});
         if (!p || p->activation.kind != ActKind::None) continue;
         if (hasExtraOutputs(*p)) continue;
@@ -160,13 +179,14 @@ void fuseActivations(Graph& g) {
 // as activations commute with the permutation.
 void fuseDepthToSpace(Graph& g) {
     g.relinkProducers();
+    graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& d2s = g.nodes[i];
         if (d2s.removed || d2s.opType != "DepthToSpace" || d2s.inputs.empty()) continue;
         const int64_t blocksize = d2s.attrInt("blocksize", 0);
         const std::string mode = d2s.attrString("mode", "DCR");
         if (blocksize <= 0 || (mode != "DCR" && mode != "CRD")) continue;
-        Node* conv = soleProducer(g, d2s.inputs[0], static_cast<int>(i), {"Conv"});
+        Node* conv = soleProducer(g, readers, d2s.inputs[0], static_cast<int>(i), {"Conv"});
         if (!conv || conv->inputs.size() > 3 || conv->depthToSpace != 0) continue;
         const auto& x = g.values[d2s.inputs[0]];
         if (x.shape.size() != 4 || x.shape[1] % (blocksize * blocksize) != 0) continue;
@@ -179,13 +199,14 @@ void fuseDepthToSpace(Graph& g) {
 // Mul(x, Sigmoid(x)) (either operand order), x read by nothing else: SiLU fused into x's producer.
 void fuseSilu(Graph& g) {
     g.relinkProducers();
+    graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         Node& mul = g.nodes[i];
         if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.inputs[0] == mul.inputs[1]) continue;
         for (int side = 0; side < 2; ++side) {
             int x = mul.inputs[side], s = mul.inputs[1 - side];
             if (x < 0 || s < 0 || g.isGraphOutput(x) || g.values[x].dtype != DataType::Float32) continue;
-            Node* sig = soleProducer(g, s, static_cast<int>(i), {"Sigmoid"});
+            Node* sig = soleProducer(g, readers, s, static_cast<int>(i), {"Sigmoid"});
             if (!sig || sig->inputs[0] != x) continue;
             const int p = g.values[x].producer;
             if (p < 0) continue;
@@ -196,14 +217,13 @@ void fuseSilu(Graph& g) {
                 continue;
             if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer))
                 continue;
-            auto readers = g.consumers(x);
-            std::sort(readers.begin(), readers.end());
+            auto xReaders = readers.of(x);
             std::vector<int> expected{static_cast<int>(i), static_cast<int>(sig - g.nodes.data())};
             std::sort(expected.begin(), expected.end());
-            if (readers != expected) continue;
+            if (xReaders != expected) continue;
             producer.activation.kind = ActKind::Silu;
             producer.fusedNames.push_back(sig->name);
-            sig->removed = true;
+            retire(g, *sig);
             absorb(g, producer, mul);
             break;
         }
