@@ -4,6 +4,8 @@
 #include <functional>
 #include <queue>
 
+#include "core/error.h"
+
 namespace vkinfer::graph {
 
 const char* actKindName(ActKind kind) {
@@ -19,50 +21,54 @@ const char* actKindName(ActKind kind) {
     return "?";
 }
 
+namespace {
+
+// ONNX's names of AttrValue's alternatives, in its order.
+const char* attrTypeName(const AttrValue& v) {
+    static const char* kNames[] = {"INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "TENSOR"};
+    return kNames[v.index()];
+}
+
+// The attribute `key` of `n` as a T (ONNX type `expected`), null when absent; a present
+// attribute of another type is the model's error (ONNX Runtime refuses it too), never a
+// silent default: Conv strides given as FLOATS once ran with stride 1.
+template <class T>
+const T* typedAttr(const Node& n, const std::string& key, const char* expected) {
+    auto it = n.attrs.find(key);
+    if (it == n.attrs.end()) return nullptr;
+    if (const T* v = std::get_if<T>(&it->second)) return v;
+    fail(ErrorCode::ParseError, "{}: attribute '{}' must be {}, the model gives {}", n.describe(), key, expected,
+         attrTypeName(it->second));
+}
+
+}  // namespace
+
 int64_t Node::attrInt(const std::string& key, int64_t fallback) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<int64_t>(&it->second)) return *v;
-    if (auto* f = std::get_if<float>(&it->second)) return static_cast<int64_t>(*f);
-    return fallback;
+    const int64_t* v = typedAttr<int64_t>(*this, key, "INT");
+    return v ? *v : fallback;
 }
 
 float Node::attrFloat(const std::string& key, float fallback) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<float>(&it->second)) return *v;
-    if (auto* i = std::get_if<int64_t>(&it->second)) return static_cast<float>(*i);
-    return fallback;
+    const float* v = typedAttr<float>(*this, key, "FLOAT");
+    return v ? *v : fallback;
 }
 
 std::string Node::attrString(const std::string& key, const std::string& fallback) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<std::string>(&it->second)) return *v;
-    return fallback;
+    const std::string* v = typedAttr<std::string>(*this, key, "STRING");
+    return v ? *v : fallback;
 }
 
 std::vector<int64_t> Node::attrInts(const std::string& key, std::vector<int64_t> fallback) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
-    if (auto* i = std::get_if<int64_t>(&it->second)) return {*i};
-    return fallback;
+    const auto* v = typedAttr<std::vector<int64_t>>(*this, key, "INTS");
+    return v ? *v : fallback;
 }
 
 std::vector<float> Node::attrFloats(const std::string& key, std::vector<float> fallback) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<std::vector<float>>(&it->second)) return *v;
-    if (auto* f = std::get_if<float>(&it->second)) return {*f};
-    return fallback;
+    const auto* v = typedAttr<std::vector<float>>(*this, key, "FLOATS");
+    return v ? *v : fallback;
 }
 
-const Tensor* Node::attrTensor(const std::string& key) const {
-    auto it = attrs.find(key);
-    if (it == attrs.end()) return nullptr;
-    return std::get_if<Tensor>(&it->second);
-}
+const Tensor* Node::attrTensor(const std::string& key) const { return typedAttr<Tensor>(*this, key, "TENSOR"); }
 
 std::string Node::describe() const { return "node '" + name + "' (" + opType + ")"; }
 
