@@ -68,7 +68,12 @@ bool readType(const onnx::ValueInfoProto& vi, Value& v, std::vector<int64_t>* di
     if (tt.elem_type() != 0) v.dtype = static_cast<DataType>(tt.elem_type());
     if (!tt.has_shape()) return false;
     for (const auto& d : tt.shape().dim()) {
-        if (d.has_dim_value() && d.dim_value() >= 0) {
+        // A size is >= 0; a negative one is no name for "dynamic" (that is a dim_param or no
+        // value), and was shown as "?" and planned as dynamic.
+        if (d.has_dim_value() && d.dim_value() < 0)
+            fail(ErrorCode::ParseError, "'{}' declares dimension {} as {}: a dimension is a size >= 0 or a name",
+                 vi.name(), dims->size(), d.dim_value());
+        if (d.has_dim_value()) {
             dims->push_back(d.dim_value());
             names->push_back("");
         } else {
@@ -194,7 +199,11 @@ Graph importOnnx(const void* data, size_t size, const std::string& label, const 
         g.nodes.push_back(std::move(n));
     }
 
+    std::set<std::string> outputNames;
     for (const auto& out : gp.output()) {
+        // Two outputs of one name would be one tensor written to two files (y.npy, y_2.npy).
+        if (!outputNames.insert(out.name()).second)
+            fail(ErrorCode::ParseError, "{}: the graph lists output '{}' twice", label, out.name());
         int id = g.findValue(out.name());
         if (id < 0) fail(ErrorCode::ParseError, "{}: graph output '{}' is not produced by any node", label, out.name());
         std::vector<int64_t> dims;

@@ -70,6 +70,19 @@ Tensor parseNpy(const std::string& bytes, const std::string& path) {
     if (headerStart + headerLen > bytes.size()) fail(ErrorCode::ParseError, "'{}': truncated .npy header", path);
     std::string header = bytes.substr(headerStart, headerLen);
 
+    // The format's header holds exactly these keys; any other is not a file numpy wrote.
+    for (size_t q = header.find('\''); q != std::string::npos; q = header.find('\'', q + 1)) {
+        const size_t end = header.find('\'', q + 1);
+        if (end == std::string::npos) break;
+        const size_t colon = header.find_first_not_of(' ', end + 1);
+        if (colon != std::string::npos && header[colon] == ':') {
+            const std::string key = header.substr(q + 1, end - q - 1);
+            if (key != "descr" && key != "fortran_order" && key != "shape")
+                fail(ErrorCode::ParseError, "'{}': .npy header has a key '{}' (the format has descr, fortran_order, shape)",
+                     path, key);
+        }
+        q = end;
+    }
     std::string descr = headerField(header, "descr", path);
     if (descr.size() < 4) fail(ErrorCode::ParseError, "'{}': bad dtype {}", path, descr);
     std::string code = descr.substr(1, descr.size() - 2);  // strip quotes
@@ -111,6 +124,11 @@ Tensor parseNpy(const std::string& bytes, const std::string& path) {
     if (bytes.size() - dataStart < need)
         fail(ErrorCode::ParseError, "'{}': .npy data is truncated ({} bytes, {} expected for {} {})", path,
              bytes.size() - dataStart, need, dataTypeName(type), shapeToString(shape));
+    // More bytes than the header's array: another file's data, or a header that lies.
+    if (bytes.size() - dataStart > need)
+        fail(ErrorCode::ParseError, "'{}': {} byte{} follow{} the .npy data ({} {} is {} bytes)", path,
+             bytes.size() - dataStart - need, bytes.size() - dataStart - need == 1 ? "" : "s",
+             bytes.size() - dataStart - need == 1 ? "s" : "", dataTypeName(type), shapeToString(shape), need);
     Tensor t(type, shape);
     std::memcpy(t.data(), bytes.data() + dataStart, t.byteSize());
     return t;

@@ -114,12 +114,20 @@ TEST(IoCompare, TypeMismatch) {
     EXPECT_FALSE(compareTensors(Tensor(DataType::Float32, {2}), Tensor(DataType::Bool, {2})).pass);
 }
 
-TEST(IoCompare, FloatWidthsCompareByValue) {
+// A reference of another element type, float widths included, is a mismatch to report, not a
+// comparison by value (a float64 reference against a float32 output used to pass).
+TEST(IoCompare, ElementTypesMustAgree) {
     Tensor half(DataType::Float16, {2});
     half.as<uint16_t>()[0] = 0x3c00;  // 1.0
     half.as<uint16_t>()[1] = 0xc000;  // -2.0
-    EXPECT_TRUE(compareTensors(half, floatTensor({2}, {1.0f, -2.0f})).pass);
-    EXPECT_FALSE(compareTensors(half, floatTensor({2}, {1.0f, -2.1f})).pass);
+    Comparison c = compareTensors(half, floatTensor({2}, {1.0f, -2.0f}));
+    EXPECT_FALSE(c.pass);
+    EXPECT_EQ(c.problem, "type float16 differs from the expected float32");
+    Tensor wide(DataType::Float64, {2});
+    wide.as<double>()[0] = 1.0;
+    wide.as<double>()[1] = -2.0;
+    EXPECT_FALSE(compareTensors(floatTensor({2}, {1.0f, -2.0f}), wide).pass);
+    EXPECT_TRUE(compareTensors(half, half).pass);
 }
 
 TEST(IoCompare, IntegersMustMatchExactly) {

@@ -189,14 +189,23 @@ TEST(IoNpy, KeyOrderAndSpacingDoNotMatter) {
     EXPECT_EQ(t->getInt(1), 8);
 }
 
-TEST(IoNpy, ExtraTrailingBytesAreIgnoredButDataIsNotShort) {
+// Bytes after the array and header keys the format does not have are refused, naming the
+// file: such a file is not what numpy wrote for this array.
+TEST(IoNpy, TrailingBytesAndUnknownHeaderKeysAreRefused) {
     TempDir dir;
     writeFile(dir.file("x.npy"),
               npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", std::string("\x05\x06\x07", 3)));
     auto t = loadNpy(dir.file("x.npy"));
-    ASSERT_TRUE(t.ok()) << t.status().toString();
-    EXPECT_EQ(t->elementCount(), 2);
-    EXPECT_EQ(t->getInt(1), 6);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().message(), "'" + dir.file("x.npy") + "': 1 byte follows the .npy data (uint8 2 is 2 bytes)");
+    writeFile(dir.file("k.npy"),
+              npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), 'extra': 1, }", std::string("\x05\x06", 2)));
+    auto k = loadNpy(dir.file("k.npy"));
+    ASSERT_FALSE(k.ok());
+    EXPECT_NE(k.status().message().find("has a key 'extra'"), std::string::npos) << k.status().toString();
+    writeFile(dir.file("ok.npy"),
+              npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }", std::string("\x05\x06", 2)));
+    EXPECT_TRUE(loadNpy(dir.file("ok.npy")).ok());
 }
 
 // Every malformed file fails with a status naming the file, never a crash.
