@@ -174,6 +174,16 @@ TEST_F(CliImage, ImageErrorsNameTheInputOutputOrFile) {
     EXPECT_TRUE(contains(mean.err, "--mean"));
     CliResult scale = runCli({"run", kEspcn, "--image", png, "--scale", "0"});
     EXPECT_EQ(scale.exitCode, 2) << scale.describe();
+    // One value or one per channel: two for RGB left the blue channel's mean 0.
+    CliResult twoMeans = runCli({"run", kEspcn, "--image", png, "--mean", "0.1,0.2"});
+    EXPECT_EQ(twoMeans.exitCode, 2) << twoMeans.describe();
+    EXPECT_TRUE(contains(twoMeans.err, "--mean gives 2 values for input 'input' of 3 channels")) << twoMeans.describe();
+    CliResult emptyMean = runCli({"run", kEspcn, "--image", png, "--mean", ""});
+    EXPECT_EQ(emptyMean.exitCode, 2) << emptyMean.describe();
+    EXPECT_TRUE(contains(emptyMean.err, "--mean ''")) << emptyMean.describe();
+    CliResult upscaleScales = runCli({"upscale", png, file("up.png"), "--scale", "1,1,1,1"});
+    EXPECT_EQ(upscaleScales.exitCode, 2) << upscaleScales.describe();
+    EXPECT_TRUE(contains(upscaleScales.err, "--scale gives 4 values")) << upscaleScales.describe();
 }
 
 // The tiled result equals the untiled one: odd image sizes, tiles that do not divide them,

@@ -30,7 +30,7 @@ struct RunArgs {
     std::vector<std::string> shapes;
     std::vector<std::string> images;      // --image [NAME=]FILE
     std::vector<std::string> saveImages;  // --save-image [NAME=]FILE
-    std::string mean, scale;
+    PixelOptions pixels;
 };
 
 // "NAME=FILE" or "FILE" (for the only input or output, `names`).
@@ -93,9 +93,10 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         throw CliError("--random and -i or --image exclude each other: give every input from a file, or none", 2);
     if (!a.random && !a.shapes.empty())
         throw CliError("--shape applies only to --random (inputs from -i files have the files' shapes)", 2);
-    if (a.images.empty() && a.saveImages.empty() && (!a.mean.empty() || !a.scale.empty()))
+    if (a.images.empty() && a.saveImages.empty() && (a.pixels.meanGiven || a.pixels.scaleGiven))
         throw CliError("--mean and --scale apply to --image and --save-image", 2);
-    const PixelMapping mapping = parsePixelMapping(a.mean, a.scale);
+    const PixelArgs pixels = parsePixelMapping(a.pixels);
+    const PixelMapping& mapping = pixels.mapping;
     if (!a.outDir.empty()) prepareOutputDir(a.outDir);
     Model model = orDie(Model::load(a.model));
     std::vector<std::pair<std::string, std::string>> saves;  // (output, file)
@@ -116,6 +117,7 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         Image image = orDie(loadImage(file));
         const uint32_t channels = imageInputChannels(*desc, image.channels);
         imageInputShape(*desc, image, channels);
+        checkPixelChannels(pixels, channels, "input '" + name + "'");
         inputs.push_back({name, orDie(imageToTensor(image, channels, mapping))});
     }
     if (a.random) {
@@ -159,6 +161,8 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     for (const auto& [name, file] : saves) {
         for (const auto& out : outputs) {
             if (out.name != name) continue;
+            const auto& shape = out.tensor.shape();
+            if (shape.size() >= 3) checkPixelChannels(pixels, static_cast<uint32_t>(shape[shape.size() - 3]), "output '" + name + "'");
             auto image = tensorToImage(out.tensor, mapping);
             if (!image.ok()) throw CliError(fmt::format("--save-image: output '{}': {}", name, image.status().message()));
             orDie(saveImage(file, *image));
@@ -197,17 +201,22 @@ void addRunCommand(CLI::App& app, GlobalOptions& g) {
     cmd->add_option("--save-image", a->saveImages,
                     "Write an output of 1, 3 or 4 channels as an image: NAME=FILE.png/.jpg (FILE alone for a "
                     "single-output model); values mapped back through --mean/--scale, clamped and rounded");
-    cmd->add_option("--mean", a->mean,
+    auto* meanOption = cmd->add_option("--mean", a->pixels.mean,
                     "Per-channel mean for --image/--save-image: tensor = (pixel/255 - mean) * scale (R,G,B or one "
                     "value; default 0)");
-    cmd->add_option("--scale", a->scale, "Per-channel scale for --image/--save-image (R,G,B or one value; default 1)");
+    auto* scaleOption =
+        cmd->add_option("--scale", a->pixels.scale, "Per-channel scale for --image/--save-image (R,G,B or one value; default 1)");
     cmd->add_flag("--random", a->random,
                   "Use uniform [0,1) inputs instead of files (shapes from --shape, the model, or test_data_set_0 beside "
                   "it); not with -i or --image");
     cmd->add_option("--shape", a->shapes,
                     "Input shape NAME=1x3x224x224 for --random with dynamic dimensions (only with --random: files have "
                     "their own shapes)");
-    cmd->callback([a, &g] { runCommand(*a, g); });
+    cmd->callback([a, &g, meanOption, scaleOption] {
+        a->pixels.meanGiven = meanOption->count() > 0;
+        a->pixels.scaleGiven = scaleOption->count() > 0;
+        runCommand(*a, g);
+    });
 }
 
 }  // namespace vkinfer::cli

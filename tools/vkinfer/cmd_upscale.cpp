@@ -24,7 +24,7 @@ struct UpscaleArgs {
     std::string input, output, model;
     int tile = -1;     // -1: chosen; 0: the whole image at once
     int overlap = -1;  // -1: measured
-    std::string mean, scale;
+    PixelOptions pixels;
     int quality = 95;
 };
 
@@ -182,7 +182,8 @@ const char* channelName(uint32_t c) { return c == 1 ? "gray" : c == 3 ? "RGB" : 
 void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     const auto t0 = std::chrono::steady_clock::now();
     checkOutputPath(a.output);
-    const PixelMapping mapping = parsePixelMapping(a.mean, a.scale);
+    const PixelArgs pixels = parsePixelMapping(a.pixels);
+    const PixelMapping& mapping = pixels.mapping;
     const Image image = orDie(loadImage(a.input));
     const std::string modelPath = a.model.empty() ? findDefaultModel() : a.model;
     Model model = orDie(Model::load(modelPath));
@@ -190,6 +191,8 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     po.sync = syncMode(g);
     po.precision = precision(g);
     const ImageModel m = describeImageModel(model, modelPath, po, image.channels);
+    checkPixelChannels(pixels, m.inChannels, "the model's input '" + m.input + "'");
+    if (m.outChannels != m.inChannels) checkPixelChannels(pixels, m.outChannels, "the model's output '" + m.output + "'");
     if (m.inChannels == 1 && image.channels != 1)
         warn(fmt::format("the model takes gray images: '{}' is converted to luma", a.input));
 
@@ -299,14 +302,18 @@ void addUpscaleCommand(CLI::App& app, GlobalOptions& g) {
                     "Context pixels around each tile's kept part (default: the model's receptive field, measured, "
                     "plus 1)")
         ->check(intInRange(0, 1 << 16));
-    cmd->add_option("--mean", a->mean,
+    auto* meanOption = cmd->add_option("--mean", a->pixels.mean,
                     "Per-channel mean: tensor = (pixel/255 - mean) * scale, and back for the output (R,G,B or one "
                     "value; default 0)");
-    cmd->add_option("--scale", a->scale, "Per-channel scale, as for --mean (default 1)");
+    auto* scaleOption = cmd->add_option("--scale", a->pixels.scale, "Per-channel scale, as for --mean (default 1)");
     cmd->add_option("--quality", a->quality, "JPEG quality of the output, 1 to 100")
         ->capture_default_str()
         ->check(intInRange(1, 100));
-    cmd->callback([a, &g] { upscaleCommand(*a, g); });
+    cmd->callback([a, &g, meanOption, scaleOption] {
+        a->pixels.meanGiven = meanOption->count() > 0;
+        a->pixels.scaleGiven = scaleOption->count() > 0;
+        upscaleCommand(*a, g);
+    });
 }
 
 }  // namespace vkinfer::cli

@@ -93,16 +93,29 @@ bool sameBits(float a, float b) { return a == b || (std::isnan(a) && std::isnan(
 
 }  // namespace
 
-PixelMapping parsePixelMapping(const std::string& mean, const std::string& scale) {
-    PixelMapping m;
-    if (!mean.empty()) fill(m.mean, parseValues(mean, "--mean"));
-    if (!scale.empty()) {
-        auto values = parseValues(scale, "--scale");
-        for (float v : values)
-            if (v == 0) throw CliError(fmt::format("--scale '{}': a scale of 0 maps every pixel to one value", scale), 2);
-        fill(m.scale, values);
+PixelArgs parsePixelMapping(const PixelOptions& o) {
+    PixelArgs a;
+    if (o.meanGiven) {
+        const auto values = parseValues(o.mean, "--mean");
+        fill(a.mapping.mean, values);
+        a.meanValues = values.size();
     }
-    return m;
+    if (o.scaleGiven) {
+        const auto values = parseValues(o.scale, "--scale");
+        for (float v : values)
+            if (v == 0) throw CliError(fmt::format("--scale '{}': a scale of 0 maps every pixel to one value", o.scale), 2);
+        fill(a.mapping.scale, values);
+        a.scaleValues = values.size();
+    }
+    return a;
+}
+
+void checkPixelChannels(const PixelArgs& a, uint32_t channels, const std::string& tensor) {
+    for (auto [option, count] : {std::pair{"--mean", a.meanValues}, std::pair{"--scale", a.scaleValues}})
+        if (count > 1 && count != channels)
+            throw CliError(fmt::format("{} gives {} values for {} of {} channel{}: give one value, or one per channel",
+                                       option, count, tensor, channels, channels == 1 ? "" : "s"),
+                           2);
 }
 
 uint32_t imageInputChannels(const TensorDesc& input, uint32_t imageChannels) {

@@ -10,9 +10,23 @@
 
 namespace vkinfer::cli {
 
+// --mean and --scale as given: the text and whether the option was on the command line (an
+// empty value is a usage error, not the default).
+struct PixelOptions {
+    std::string mean, scale;
+    bool meanGiven = false, scaleGiven = false;
+};
+// The mapping with how many values each option gave (0: not given).
+struct PixelArgs {
+    PixelMapping mapping;
+    size_t meanValues = 0, scaleValues = 0;
+};
 // --mean and --scale: one value for every channel, or one per channel ("0.485,0.456,0.406").
-// Not finite, a zero scale, or more than 4 values: a usage error naming the option.
-PixelMapping parsePixelMapping(const std::string& mean, const std::string& scale);
+// Empty, not finite, a zero scale, or more than 4 values: a usage error naming the option.
+PixelArgs parsePixelMapping(const PixelOptions& options);
+// A usage error unless each option gave one value or one per channel of `tensor` (an image
+// input or output of `channels` channels): --mean 0.1,0.2 for RGB left the blue mean 0.
+void checkPixelChannels(const PixelArgs& args, uint32_t channels, const std::string& tensor);
 
 // The channel count of a model input that takes an image: [N, C, H, W] with N 1 or dynamic
 // and C 1, 3 or 4 (a dynamic C takes the image's own channels, `imageChannels`). Anything
