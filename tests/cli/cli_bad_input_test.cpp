@@ -143,6 +143,9 @@ TEST_F(CliBadInput, NumericOptionsAreValidated) {
     expectCleanError({"bench", m, "--top", "3"}, 2, {"--top", "--profile"});
     expectCleanError({"check", d, "--timeout", "5"}, 2, {"--timeout", "--isolate"});
     expectCleanError({"check", d, "--scope", file("scope.txt")}, 2, {"--scope", "--markdown"});
+    // plan and info open no device: an index there was accepted and ignored (run fails on it).
+    expectCleanError({"plan", m, "--device", "99"}, 2, {"--device", "plan opens no device"});
+    expectCleanError({"--device", "0", "info", m}, 2, {"--device", "info opens no device"});
 }
 
 TEST_F(CliBadInput, NumericOptionsAtTheirBoundsWork) {

@@ -87,6 +87,12 @@ PlanCheck checkPlan(const InfoArgs& a, const GlobalOptions& g, std::vector<Unsup
 }
 
 void infoCommand(const InfoArgs& a, const GlobalOptions& g) {
+    // Planning describes no device: a device index would be accepted and ignored, where run
+    // fails on the same index.
+    if (g.device >= 0)
+        throw CliError("--device: info opens no device (it plans on the CPU for no device in particular); the option "
+                       "applies to devices, run, check, bench and upscale",
+                       2);
     ModelInfo info = orDie(Model::inspect(a.model));
     PlanCheck plan;
     if (info.unsupported.empty()) plan = checkPlan(a, g, info.unsupported);

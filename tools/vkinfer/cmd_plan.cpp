@@ -17,6 +17,12 @@ struct PlanArgs {
 };
 
 void planCommand(const PlanArgs& a, const GlobalOptions& g) {
+    // Planning describes no device: a device index would be accepted and ignored, where run
+    // fails on the same index.
+    if (g.device >= 0)
+        throw CliError("--device: plan opens no device (it plans on the CPU for no device in particular); the option "
+                       "applies to devices, run, check, bench and upscale",
+                       2);
     Model model = orDie(Model::load(a.model));
     InputShapes shapes = resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model));
     PlanOptions o;
