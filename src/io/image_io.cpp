@@ -22,6 +22,7 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "core/wording.h"
 #include "core/half.h"
 
 namespace vkinfer {
@@ -62,6 +63,7 @@ struct PngDecoder {
     const std::string* bytes = nullptr;
     size_t offset = 0;
     bool truncated = false;
+    bool badSize = false;  // a valid file of an image size vkinfer refuses (image.width, height)
     char message[256] = {};
     Image image;
     std::vector<png_bytep> rows;
@@ -101,7 +103,9 @@ bool decodePng(PngDecoder& d) {
     png_read_info(png, info);
     const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
     if (width == 0 || height == 0 || uint64_t(width) * height > kMaxPixels) {
-        std::snprintf(d.message, sizeof d.message, "%ux%u pixels (at most 2^30)", width, height);
+        d.badSize = true;
+        d.image.width = width;
+        d.image.height = height;
         png_destroy_read_struct(&png, &info, nullptr);
         return false;
     }
@@ -141,6 +145,7 @@ Image loadPng(const std::string& path, const std::string& bytes) {
     d.bytes = &bytes;
     if (!decodePng(d)) {
         if (d.truncated) fail(ErrorCode::ParseError, "image '{}': truncated PNG (the file ends early)", path);
+        if (d.badSize) checkPixelCount(path, d.image.width, d.image.height);  // a size, not corruption
         fail(ErrorCode::ParseError, "image '{}': corrupt PNG (libpng: {})", path, d.message);
     }
     return std::move(d.image);
@@ -217,6 +222,8 @@ struct JpegDecoder {
     Image image;
     std::vector<uint8_t> cmykRow;
     bool adobe = false;
+    bool badSize = false;  // as PngDecoder's
+    uint64_t width = 0, height = 0;
 };
 
 bool decodeJpeg(JpegDecoder& d, const std::string& bytes) {
@@ -237,8 +244,9 @@ bool decodeJpeg(JpegDecoder& d, const std::string& bytes) {
     jpeg_start_decompress(&d.cinfo);
     const uint64_t width = d.cinfo.output_width, height = d.cinfo.output_height;
     if (width == 0 || height == 0 || width * height > kMaxPixels) {
-        std::snprintf(d.error.message, sizeof d.error.message, "%llux%llu pixels (at most 2^30)",
-                      static_cast<unsigned long long>(width), static_cast<unsigned long long>(height));
+        d.badSize = true;
+        d.width = width;
+        d.height = height;
         jpeg_destroy_decompress(&d.cinfo);
         return false;
     }
@@ -271,6 +279,7 @@ Image loadJpeg(const std::string& path, const std::string& bytes) {
     JpegDecoder d;
     if (!decodeJpeg(d, bytes)) {
         if (d.error.truncated) fail(ErrorCode::ParseError, "image '{}': truncated JPEG (the file ends early)", path);
+        if (d.badSize) checkPixelCount(path, d.width, d.height);
         fail(ErrorCode::ParseError, "image '{}': corrupt JPEG (libjpeg: {})", path, d.error.message);
     }
     return std::move(d.image);
@@ -418,20 +427,20 @@ Result<Image> tensorToImage(const Tensor& tensor, const PixelMapping& mapping) {
         const auto& s = tensor.shape();
         const bool rank4 = s.size() == 4 && s[0] == 1;
         if (!rank4 && s.size() != 3)
-            fail(ErrorCode::InvalidArgument, "tensorToImage: shape {} is not [1, C, H, W] or [C, H, W]",
+            fail(ErrorCode::InvalidArgument, "an image is a [1, C, H, W] or [C, H, W] tensor; this one is {}",
                  shapeToString(s));
         const int64_t c = s[s.size() - 3], h = s[s.size() - 2], w = s[s.size() - 1];
         if (c != 1 && c != 3 && c != 4)
-            fail(ErrorCode::InvalidArgument, "tensorToImage: shape {} has {} channels (an image has 1, 3 or 4)",
+            fail(ErrorCode::InvalidArgument, "a tensor of shape {} has {} channels; an image has 1, 3 or 4",
                  shapeToString(s), c);
         if (tensor.dtype() != DataType::Float32 && tensor.dtype() != DataType::Float16)
-            fail(ErrorCode::InvalidArgument, "tensorToImage: a {} tensor (float32 or float16 make images)",
-                 dataTypeName(tensor.dtype()));
+            fail(ErrorCode::InvalidArgument, "{} tensor (images are made from float32 or float16 ones)",
+                 withArticle(dataTypeName(tensor.dtype())));
         if (h <= 0 || w <= 0 || uint64_t(h) * uint64_t(w) > kMaxPixels)
-            fail(ErrorCode::InvalidArgument, "tensorToImage: {}x{} pixels (1 to 2^30 make an image)", w, h);
+            fail(ErrorCode::InvalidArgument, "{}x{} pixels (an image has 1 to 2^30)", w, h);
         for (int64_t k = 0; k < c; ++k)
             if (!std::isfinite(mapping.mean[k]) || !std::isfinite(mapping.scale[k]) || mapping.scale[k] == 0)
-                fail(ErrorCode::InvalidArgument, "tensorToImage: mean must be finite and scale finite and non-zero "
+                fail(ErrorCode::InvalidArgument, "the mapping's mean must be finite and scale finite and non-zero "
                      "(channel {})", k);
         Image image;
         image.width = static_cast<uint32_t>(w);

@@ -165,6 +165,8 @@ Graph importOnnx(const void* data, size_t size, const std::string& label, const 
     for (const auto& in : gp.input()) written.insert(in.name());
     for (int i = 0; i < gp.node_size(); ++i) {
         const auto& np = gp.node(i);
+        if (np.op_type().empty())
+            fail(ErrorCode::ParseError, "{}: node {} ('{}') has no operator type", label, i, np.name());
         std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
         std::string where = "node '" + name + "' (" + np.op_type() + ")";
         if (np.op_type() == "Constant" && (np.domain().empty() || np.domain() == "ai.onnx")) {

@@ -98,6 +98,7 @@ std::string nodeReason(const onnx::NodeProto& n, const std::string& domain, int6
                            "{}",
                            attrs.empty() ? "none" : attrs);
     }
+    if (n.op_type().empty()) return "it has no operator type";
     if (!domain.empty()) return fmt::format("domain '{}' is not supported (only the default ONNX domain)", domain);
     if (support.atOpset(n.op_type(), opset)) return {};
     if (support.atAnyOpset(n.op_type())) return fmt::format("operator {} is not supported at opset {}", n.op_type(), opset);

@@ -203,6 +203,9 @@ Result<Tensor> loadTensorFile(const std::string& path) {
         size_t n = std::strlen(ext);
         return path.size() >= n && path.compare(path.size() - n, n, ext) == 0;
     };
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return Status(ErrorCode::InvalidArgument, "'" + path + "' is a folder, not a tensor file (.npy or .pb)");
     if (endsWith(".npy")) return loadNpy(path);
     if (endsWith(".pb")) return loadTensorProto(path);
     return Status(ErrorCode::InvalidArgument, "'" + path + "': unknown tensor file type (expected .npy or .pb)");

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/host_alloc.h"
+#include "core/wording.h"
 #include "ops/registry.h"
 
 namespace vkinfer::passes {
@@ -172,8 +173,8 @@ Graph specialize(const Graph& model, const InputShapes& shapes, const std::vecto
         if (it == g.inputs.end()) fail(ErrorCode::InvalidArgument, "{}: no input named '{}'", g.label, t.name);
         auto& v = g.values[it->value];
         if (t.tensor.dtype() != v.dtype)
-            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but a {} tensor was given", t.name,
-                 dataTypeName(v.dtype), dataTypeName(t.tensor.dtype()));
+            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but {} tensor was given", t.name,
+                 dataTypeName(v.dtype), withArticle(dataTypeName(t.tensor.dtype())));
         v.constant = t.tensor;
     }
     return specializeOwned(std::move(g), shapes);

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/wording.h"
 #include "plan/compile.h"
 
 namespace vkinfer::plan {
@@ -123,9 +124,10 @@ std::string planToText(const CompiledPlan& plan) {
                            names.empty() ? std::string("(output copy)") : names.front());
     }
     out += fmt::format(
-        "{} dispatches, {} barriers (lower bound {}, {} waves); arena {:.2f} MiB for {:.2f} MiB of intermediates "
+        "{}, {} (lower bound {}, {}); arena {:.2f} MiB for {:.2f} MiB of intermediates "
         "({:.1f}%); weights {:.2f} MiB; sync {}, {}\n",
-        s.dispatches, s.barriers, s.barrierLowerBound, s.waves, s.arenaBytes / 1048576.0, s.intermediateBytes / 1048576.0,
+        counted(static_cast<int64_t>(s.dispatches), "dispatch", "dispatches"), counted(static_cast<int64_t>(s.barriers), "barrier"),
+        s.barrierLowerBound, counted(static_cast<int64_t>(s.waves), "wave"), s.arenaBytes / 1048576.0, s.intermediateBytes / 1048576.0,
         s.intermediateBytes ? 100.0 * s.arenaBytes / s.intermediateBytes : 0.0, s.weightBytes / 1048576.0,
         syncModeName(plan.sync), precisionName(plan.precision));
     return out;

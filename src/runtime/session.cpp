@@ -7,6 +7,7 @@
 
 #include "core/environment.h"
 #include "core/error.h"
+#include "core/wording.h"
 #include "runtime/model_data.h"
 #include "passes/specialize.h"
 #include "runtime/device_guard.h"
@@ -123,8 +124,8 @@ std::vector<const Tensor*> SessionImpl::orderInputs(const std::vector<NamedTenso
         size_t i = static_cast<size_t>(it - decls.begin());
         if (ordered[i]) fail(ErrorCode::InvalidArgument, "input '{}' is given twice", in.name);
         if (in.tensor.dtype() != it->dtype)
-            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but a {} tensor was given", in.name,
-                 dataTypeName(it->dtype), dataTypeName(in.tensor.dtype()));
+            fail(ErrorCode::InvalidArgument, "input '{}' must be {} but {} tensor was given", in.name,
+                 dataTypeName(it->dtype), withArticle(dataTypeName(in.tensor.dtype())));
         ordered[i] = &in.tensor;
         shapes->emplace_back(in.name, in.tensor.shape());
     }

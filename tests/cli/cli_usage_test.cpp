@@ -1,5 +1,6 @@
 // vkinfer CLI: help, devices, and usage errors (exit 2), global options on either side of
 // the command.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -140,8 +141,9 @@ TEST(CliUsage, NoInputsListsWhatTheModelTakes) {
     writeFile(dir.file("m.onnx"), smallConvModel().serialize());
     CliResult r = runCli({"run", dir.file("m.onnx")});
     EXPECT_EQ(r.exitCode, 2) << r.describe();
-    EXPECT_TRUE(contains(r.err, "x float32 1x3x8x8"));
+    EXPECT_TRUE(contains(r.err, "x (float32 1x3x8x8)"));
     EXPECT_TRUE(contains(r.err, "--random"));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line, like every failure";
 }
 
 TEST(CliUsage, BadShapeSpec) {

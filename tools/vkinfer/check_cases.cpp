@@ -100,7 +100,7 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
         auto it = std::find_if(out.begin(), out.end(), [&](const NamedTensor& t) { return t.name == ref.name; });
         if (it == out.end()) {
             ok = false;
-            r.detail += fmt::format("output '{}' missing; ", ref.name);
+            r.detail += fmt::format("{}output '{}' missing", r.detail.empty() ? "" : "; ", ref.name);
             continue;
         }
         Comparison c = compareTensors(it->tensor, ref.tensor, tol);
@@ -110,11 +110,12 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
         }
         if (!c.pass) {
             ok = false;
+            if (!r.detail.empty()) r.detail += "; ";
             r.detail += c.problem.empty()
-                            ? fmt::format("'{}': {} of {} elements outside |y-ref| <= {:.3g} + {:g}*|ref| (worst at {}); ",
+                            ? fmt::format("'{}': {} of {} elements outside |y-ref| <= {:.3g} + {:g}*|ref| (worst at {})",
                                           ref.name, c.mismatches, ref.tensor.elementCount(), c.atolUsed, o.rtol,
                                           c.worstIndex)
-                            : fmt::format("'{}': {}; ", ref.name, c.problem);
+                            : fmt::format("'{}': {}", ref.name, c.problem);
         }
     }
     r.result = ok ? "pass" : "fail";

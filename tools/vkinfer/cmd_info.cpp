@@ -164,7 +164,8 @@ void infoCommand(const InfoArgs& a, const GlobalOptions& g) {
     std::string ops;
     for (const auto& c : info.opCounts) ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", opName(c), c.count);
     fmt::print("nodes        {}: {}\n", info.nodeCount, ops.empty() ? "none" : ops);
-    fmt::print("weights      {} parameters in {} initializers, {}{}\n", info.parameters, info.initializerCount,
+    fmt::print("weights      {} in {}, {}{}\n", counted(static_cast<int64_t>(info.parameters), "parameter"),
+               counted(static_cast<int64_t>(info.initializerCount), "initializer"),
                bytesText(info.weightBytes),
                info.externalWeightBytes ? fmt::format(" ({} in external data files)", bytesText(info.externalWeightBytes))
                                         : "");
@@ -181,8 +182,10 @@ void infoCommand(const InfoArgs& a, const GlobalOptions& g) {
             fmt::print("  {}{}\n", u.node.empty() ? "" : fmt::format("node '{}' ({}): ", u.node, u.op), u.reason);
     }
     if (plan.summary)
-        fmt::print("plan         {}: {} dispatches, {} barriers, {} waves, arena {}, weights {}\n", plan.shapes,
-                   plan.summary->dispatches, plan.summary->barriers, plan.summary->waves,
+        fmt::print("plan         {}: {}, {}, {}, arena {}, weights {}\n", plan.shapes,
+                   counted(static_cast<int64_t>(plan.summary->dispatches), "dispatch", "dispatches"),
+                   counted(static_cast<int64_t>(plan.summary->barriers), "barrier"),
+                   counted(static_cast<int64_t>(plan.summary->waves), "wave"),
                    bytesText(plan.summary->arenaBytes), bytesText(plan.summary->weightBytes));
     else if (info.unsupported.empty())
         fmt::print("plan         {}: {}\n", plan.status, plan.detail);

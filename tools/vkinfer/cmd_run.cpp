@@ -125,9 +125,10 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     } else if (a.inputs.empty() && a.images.empty() && !model.inputs().empty()) {
         std::string list;
         for (const auto& d : model.inputs())
-            list += fmt::format("\n  {} {} {}", d.name, dataTypeName(d.dtype), shapeToString(d.shape));
-        throw CliError(fmt::format("no inputs given; the model takes:{}\ngive each with -i NAME=FILE (.npy or .pb), or "
-                                   "use --random (or --image NAME=FILE for an image input)",
+            list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", d.name, dataTypeName(d.dtype),
+                                shapeToString(d.shape));
+        throw CliError(fmt::format("no inputs given; the model takes {}: give each with -i NAME=FILE (.npy or .pb), "
+                                   "or use --random (or --image NAME=FILE for an image input)",
                                    list),
                        2);
     } else {
@@ -147,7 +148,8 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
     RunStats stats;
     auto outputs = orDie(session.run(inputs, &stats));
 
-    fmt::print("model   {} (opset {}, {} nodes) on {}\n", a.model, model.opset(), model.nodeCount(), ctx.device().name);
+    fmt::print("model   {} (opset {}, {}) on {}\n", a.model, model.opset(),
+               counted(static_cast<int64_t>(model.nodeCount()), "node"), ctx.device().name);
     for (const auto& in : inputs) fmt::print("input   {}: {}\n", in.name, summarize(in.tensor));
     for (const auto& out : outputs) fmt::print("output  {}: {}\n", out.name, summarize(out.tensor));
     fmt::print("time    prepare {:.1f} ms (plan, pipelines, weight upload); inference {:.2f} ms wall, {} GPU; sync {}, {}{}\n",

@@ -59,9 +59,9 @@ std::string findDefaultModel() {
         if (look(VKINFER_SOURCE_DATA_DIR, "source tree")) return (fs::path(VKINFER_SOURCE_DATA_DIR) / kDefaultModel).string();
     }
     std::string list;
-    for (const auto& t : tried) list += "\n  " + t;
-    throw CliError(fmt::format("the default upscaling model was not found; looked for:{}\ngive one with --model, or set "
-                               "VKINFER_DATA_DIR to the folder holding {}",
+    for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+    throw CliError(fmt::format("the default upscaling model was not found (looked for {}): give one with --model, or "
+                               "set VKINFER_DATA_DIR to the folder holding {}",
                                list, kDefaultModel));
 }
 

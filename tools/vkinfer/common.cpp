@@ -153,4 +153,14 @@ std::string safeFileName(const std::string& tensorName) {
     return out.empty() ? "output" : out;
 }
 
+std::string counted(int64_t n, const std::string& singular, const std::string& plural) {
+    return fmt::format("{} {}", n, n == 1 ? singular : plural.empty() ? singular + "s" : plural);
+}
+
+std::string withArticle(const std::string& word) {
+    const bool an = !word.empty() && (std::string("aeio").find(word[0]) != std::string::npos ||
+                                      (word[0] == 'u' && word.rfind("uint", 0) != 0));
+    return (an ? "an " : "a ") + word;
+}
+
 }  // namespace vkinfer::cli

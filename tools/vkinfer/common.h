@@ -50,6 +50,9 @@ std::string summarize(const Tensor& t);
 std::string safeFileName(const std::string& tensorName);
 // "812 bytes", "1.5 KiB", "3.2 MiB", "1.25 GiB".
 std::string bytesText(uint64_t bytes);
+// "1 node", "2 nodes" (plural: where not singular + "s"); "an int32", "a uint8".
+std::string counted(int64_t n, const std::string& singular, const std::string& plural = "");
+std::string withArticle(const std::string& word);
 
 // Adds the global options to an app or subcommand.
 void addGlobalOptions(CLI::App& app, GlobalOptions& g);

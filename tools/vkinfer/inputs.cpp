@@ -135,8 +135,8 @@ InputShapes parseShapes(const std::vector<std::string>& specs, const Model& mode
             throw CliError(fmt::format("input '{}' has two shapes: --shape '{}' and --shape '{}'", name, it->second, s), 2);
         std::vector<int64_t> shape = parseDims(dims, s);
         if (!tensorBytes(findInput(model, name)->dtype, shape))
-            throw CliError(fmt::format("--shape '{}': a {} tensor of this shape has more than 2^63 bytes", s,
-                                       dataTypeName(findInput(model, name)->dtype)),
+            throw CliError(fmt::format("--shape '{}': {} tensor of this shape has more than 2^63 bytes", s,
+                                       withArticle(dataTypeName(findInput(model, name)->dtype))),
                            2);
         shapes.emplace_back(name, std::move(shape));
     }
@@ -204,8 +204,9 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
                                        file, own, inputList(model)),
                            2);
         }
-        if (auto [it, fresh] = seen.emplace(name, file); !fresh)
-            throw CliError(fmt::format("input '{}' is given twice: '{}' and '{}'", name, it->second, file), 2);
+        // (Entries are "-i 'FILE'" or, from givenElsewhere, "--image 'SPEC'": quoted once.)
+        if (auto [it, fresh] = seen.emplace(name, "-i '" + file + "'"); !fresh)
+            throw CliError(fmt::format("input '{}' is given twice: {} and -i '{}'", name, it->second, file), 2);
         inputs.push_back({name, std::move(loaded.tensor)});
     }
     std::string missing;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <regex>
 #include <system_error>
 
 #include "common.h"
@@ -64,7 +65,17 @@ int main(int argc, char** argv) {
                 break;
             }
         }
-        fmt::print(stderr, "vkinfer: error: {}\nRun with --help for more information.\n", message);
+        // CLI11's own words where they read as a program's, not a person's.
+        static const std::regex atMost(R"(^(\S+): At Most (\d+) required but received (\d+)$)");
+        if (std::smatch m; std::regex_match(message, m, atMost))
+            message = fmt::format("{} is given {} times; it takes {}", m[1].str(), m[3].str(),
+                                  m[2] == "1" ? std::string("one value") : m[2].str() + " values");
+        else if (message.ends_with(" is required"))
+            message += " (vkinfer " + (app.get_subcommands().empty() ? std::string("COMMAND")
+                                                                    : app.get_subcommands().back()->get_name()) +
+                       " --help lists the arguments)";
+        // One line, like every other failure.
+        fmt::print(stderr, "vkinfer: error: {}\n", message);
         return 2;
     } catch (const CliError& e) {
         if (*e.what()) fmt::print(stderr, "vkinfer: error: {}\n", e.what());
