@@ -314,3 +314,48 @@ TEST_F(CliImage, UpscaleRefusesWhatItCannotTile) {
 
 }  // namespace
 }  // namespace vkinfer::testing
+
+namespace vkinfer::testing {
+namespace {
+
+// Every file a command writes is checked before the model runs; a folder it created for a run
+// that fails is removed; no output overwrites an input; a replaced file is said so.
+TEST_F(CliImage, OutputPathsAreCheckedBeforeTheRun) {
+    const std::string png = writeImage("in.png", testImage(40, 30, 3));
+    std::filesystem::create_directories(file("o/output.npy"));
+    CliResult folder = runCli({"run", kEspcn, "--image", png, "-o", file("o")});
+    EXPECT_EQ(folder.exitCode, 2) << folder.describe();
+    EXPECT_TRUE(contains(folder.err, "'" + file("o/output.npy") + "' is a folder")) << folder.describe();
+    EXPECT_EQ(folder.out, "") << "nothing ran";
+    CliResult missing = runCli({"run", kEspcn, "--image", png, "-o", file("fresh"), "--save-image", file("no/y.png")});
+    EXPECT_EQ(missing.exitCode, 2) << missing.describe();
+    EXPECT_TRUE(contains(missing.err, "the folder '" + file("no") + "' does not exist")) << missing.describe();
+    EXPECT_FALSE(std::filesystem::exists(file("fresh"))) << "the -o folder made for the failed run is removed";
+    CliResult onto = runCli({"run", kEspcn, "--image", png, "--save-image", png});
+    EXPECT_EQ(onto.exitCode, 2) << onto.describe();
+    EXPECT_TRUE(contains(onto.err, "is an input of this command")) << onto.describe();
+    ASSERT_EQ(runCli({"run", kEspcn, "--image", png, "-o", file("npy")}).exitCode, 0);
+    CliResult again = runCli({"run", kEspcn, "--image", png, "-o", file("npy")});
+    EXPECT_EQ(again.exitCode, 0) << again.describe();
+    EXPECT_TRUE(contains(again.out, "output.npy (replaced the file that was there)")) << again.describe();
+    CliResult same = runCli({"upscale", png, png});
+    EXPECT_EQ(same.exitCode, 2) << same.describe();
+}
+
+// What the output format cannot hold is said, and a gray photo comes back gray.
+TEST_F(CliImage, UpscaleSaysWhatTheFileHolds) {
+    const std::string rgba = writeImage("rgba.png", testImage(24, 20, 4));
+    CliResult jpg = runCli({"upscale", rgba, file("up.jpg")});
+    ASSERT_EQ(jpg.exitCode, 0) << jpg.describe();
+    EXPECT_TRUE(contains(jpg.out, "(48x40 RGB)")) << jpg.describe();
+    EXPECT_TRUE(contains(jpg.out, "alpha dropped (JPEG has none)")) << jpg.describe();
+    EXPECT_EQ(load(file("up.jpg")).channels, 3u);
+    const std::string gray = writeImage("gray.png", testImage(24, 20, 1));
+    CliResult g = runCli({"upscale", gray, file("up.png")});
+    ASSERT_EQ(g.exitCode, 0) << g.describe();
+    EXPECT_TRUE(contains(g.out, "(48x40 gray)")) << g.describe();
+    EXPECT_EQ(load(file("up.png")).channels, 1u);
+}
+
+}  // namespace
+}  // namespace vkinfer::testing

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "image_model.h"
 #include "inputs.h"
+#include "output_files.h"
 #include "progress.h"
 
 namespace vkinfer::cli {
@@ -55,37 +56,27 @@ std::pair<std::string, std::string> namedFile(const std::string& spec, const cha
     throw CliError(fmt::format("{} '{}': the model has no {} '{}' (its {}s: {})", option, spec, what, name, what, list), 2);
 }
 
-// The format comes from the extension: checked before anything runs.
-void checkImageExtension(const std::string& spec, const std::string& file) {
-    std::string ext = fs::path(file).extension().string();
-    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext != ".png" && ext != ".jpg" && ext != ".jpeg")
-        throw CliError(fmt::format("--save-image '{}': the format comes from the extension: .png, .jpg or .jpeg", spec),
-                       2);
-}
-
-std::string imageText(const Image& image) {
-    return fmt::format("{}x{} {}", image.width, image.height,
-                       image.channels == 1 ? "gray" : image.channels == 3 ? "RGB" : "RGBA");
-}
-
 double msSince(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Creates `dir` if needed and checks that files can be created in it: before the model is
-// loaded, so that a bad -o does not cost a whole inference first.
-void prepareOutputDir(const std::string& dir) {
-    std::error_code ec;
-    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-        throw CliError(fmt::format("-o '{}' exists and is not a folder", dir), 2);
-    fs::create_directories(dir, ec);
-    if (ec) throw CliError(fmt::format("-o '{}': cannot create the folder: {}", dir, ec.message()));
-    std::string probe = (fs::path(dir) / ".vkinfer-write-test-XXXXXX").string();
-    int fd = mkstemp(probe.data());
-    if (fd < 0) throw CliError(fmt::format("-o '{}': cannot create files in the folder: {}", dir, std::strerror(errno)));
-    close(fd);
-    unlink(probe.c_str());
+// The -i files (NAME=FILE or FILE), for the check that no output overwrites one.
+std::vector<std::string> inputFiles(const std::vector<std::string>& specs) {
+    std::vector<std::string> files;
+    for (const auto& spec : specs) files.push_back(spec.substr(spec.find('=') == std::string::npos ? 0 : spec.find('=') + 1));
+    return files;
+}
+
+// DIR/<output>.npy for each output; two names that clean up to one file name get _2, _3, ...
+std::vector<std::string> npyPaths(const std::string& dir, const std::vector<TensorDesc>& outputs) {
+    std::set<std::string> used;
+    std::vector<std::string> paths;
+    for (const auto& out : outputs) {
+        std::string base = safeFileName(out.name), file = base;
+        for (int k = 2; !used.insert(file).second; ++k) file = base + "_" + std::to_string(k);
+        paths.push_back((fs::path(dir) / (file + ".npy")).string());
+    }
+    return paths;
 }
 
 void runCommand(const RunArgs& a, const GlobalOptions& g) {
@@ -97,13 +88,24 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         throw CliError("--mean and --scale apply to --image and --save-image", 2);
     const PixelArgs pixels = parsePixelMapping(a.pixels);
     const PixelMapping& mapping = pixels.mapping;
-    if (!a.outDir.empty()) prepareOutputDir(a.outDir);
+    // Every file this run writes is checked before the model runs, and a folder it creates for
+    // them is removed again if it fails before writing (OutputFolder).
+    OutputFolder folder(a.outDir);
     Model model = orDie(Model::load(a.model));
+    std::vector<std::string> readFiles = inputFiles(a.inputs);
+    for (const auto& spec : a.images) readFiles.push_back(inputFiles({spec})[0]);
     std::vector<std::pair<std::string, std::string>> saves;  // (output, file)
     for (const auto& spec : a.saveImages) {
         auto [name, file] = namedFile(spec, "--save-image", "output", model.outputs());
-        checkImageExtension(spec, file);
+        checkImageOutput(file, "--save-image '" + spec + "'");
+        checkNotAnInput(file, readFiles, "--save-image '" + spec + "'");
         saves.emplace_back(name, file);
+    }
+    const std::vector<std::string> npys = a.outDir.empty() ? std::vector<std::string>{} : npyPaths(a.outDir, model.outputs());
+    for (const auto& path : npys) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) throw CliError(fmt::format("-o '{}': '{}' is a folder", a.outDir, path), 2);
+        checkNotAnInput(path, readFiles, "-o '" + a.outDir + "'");
     }
     std::vector<NamedTensor> inputs;
     std::map<std::string, std::string> fromImages;  // input -> the --image that feeds it
@@ -160,6 +162,12 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
                bytesText(mem.peakTotal), bytesText(mem.peak.weights), bytesText(mem.peak.arena), bytesText(mem.peak.io),
                bytesText(mem.peak.staging));
 
+    // The .npy files first, then the images (docs/CLI.md).
+    for (size_t k = 0; k < npys.size() && k < outputs.size(); ++k) {
+        const std::string note = replacedNote(npys[k]);
+        orDie(saveNpy(npys[k], outputs[k].tensor));
+        fmt::print("wrote   {}{}\n", npys[k], note);
+    }
     for (const auto& [name, file] : saves) {
         for (const auto& out : outputs) {
             if (out.name != name) continue;
@@ -167,22 +175,13 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
             if (shape.size() >= 3) checkPixelChannels(pixels, static_cast<uint32_t>(shape[shape.size() - 3]), "output '" + name + "'");
             auto image = tensorToImage(out.tensor, mapping);
             if (!image.ok()) throw CliError(fmt::format("--save-image: output '{}': {}", name, image.status().message()));
-            orDie(saveImage(file, *image));
-            fmt::print("wrote   {} ({} from output '{}')\n", file, imageText(*image), name);
+            std::string note = replacedNote(file);
+            const Image stored = forFormat(std::move(*image), file, &note);
+            orDie(saveImage(file, stored));
+            fmt::print("wrote   {} ({} from output '{}'){}\n", file, imageText(stored), name, note);
         }
     }
-
-    if (!a.outDir.empty()) {
-        std::set<std::string> used;
-        for (const auto& out : outputs) {
-            // Two names that clean up to the same file name get _2, _3, ... (never overwrite).
-            std::string base = safeFileName(out.name), file = base;
-            for (int k = 2; !used.insert(file).second; ++k) file = base + "_" + std::to_string(k);
-            std::string path = (fs::path(a.outDir) / (file + ".npy")).string();
-            orDie(saveNpy(path, out.tensor));
-            fmt::print("wrote   {}\n", path);
-        }
-    }
+    folder.keep();
 }
 
 }  // namespace

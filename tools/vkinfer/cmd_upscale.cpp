@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "image_model.h"
+#include "output_files.h"
 #include "progress.h"
 #include "tiling.h"
 
@@ -63,19 +64,6 @@ std::string findDefaultModel() {
     throw CliError(fmt::format("the default upscaling model was not found (looked for {}): give one with --model, or "
                                "set VKINFER_DATA_DIR to the folder holding {}",
                                list, kDefaultModel));
-}
-
-// Fails before any work when OUT cannot be an image file.
-void checkOutputPath(const std::string& path) {
-    std::string ext = fs::path(path).extension().string();
-    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext != ".png" && ext != ".jpg" && ext != ".jpeg")
-        throw CliError(fmt::format("output '{}': the format comes from the extension: .png, .jpg or .jpeg", path), 2);
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) throw CliError(fmt::format("output '{}' is a folder", path), 2);
-    fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec))
-        throw CliError(fmt::format("output '{}': the folder '{}' does not exist", path, parent.string()));
 }
 
 // Device bytes of one tile per input pixel, from the plan for a 64x64 tile: the largest tensor
@@ -177,11 +165,25 @@ void resizeAlpha(const Image& in, int64_t scale, Image& out) {
     }
 }
 
-const char* channelName(uint32_t c) { return c == 1 ? "gray" : c == 3 ? "RGB" : "RGBA"; }
+// RGB as gray (BT.601 luma, as for a gray model input): a gray photo upscaled by an RGB model
+// comes back gray, not as three equal channels in an RGB file.
+Image toGray(const Image& rgb) {
+    Image g;
+    g.width = rgb.width;
+    g.height = rgb.height;
+    g.channels = 1;
+    g.pixels.resize(size_t(rgb.width) * rgb.height);
+    for (size_t i = 0; i < g.pixels.size(); ++i) {
+        const uint8_t* p = &rgb.pixels[i * 3];
+        g.pixels[i] = static_cast<uint8_t>(std::lround(0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]));
+    }
+    return g;
+}
 
 void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     const auto t0 = std::chrono::steady_clock::now();
-    checkOutputPath(a.output);
+    checkImageOutput(a.output, "output '" + a.output + "'");
+    checkNotAnInput(a.output, {a.input}, "output '" + a.output + "'");
     const PixelArgs pixels = parsePixelMapping(a.pixels);
     const PixelMapping& mapping = pixels.mapping;
     const Image image = orDie(loadImage(a.input));
@@ -265,11 +267,17 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     progress::clear();
     const double tilesMs = msSince(r0);
     if (outChannels == 4 && m.outChannels == 3) resizeAlpha(image, s, out);
+    std::string note = replacedNote(a.output);
+    if (image.channels == 1 && out.channels == 3) {
+        out = toGray(out);
+        note += "; gray like the input";
+    }
+    out = forFormat(std::move(out), a.output, &note);
     orDie(saveImage(a.output, out, a.quality));
 
     const auto shapes = plan.shapes();
-    fmt::print("upscaled {} ({}x{} {}) to {} ({}x{} {}), x{} by {}\n", a.input, image.width, image.height,
-               channelName(image.channels), a.output, out.width, out.height, channelName(outChannels), s, modelPath);
+    fmt::print("upscaled {} ({}) to {} ({}), x{} by {}{}\n", a.input, imageText(image), a.output, imageText(out), s,
+               modelPath, note);
     fmt::print("tiles    {} of {}x{} input pixels ({}), overlap {} px ({}), {} plan{}\n", plan.tiles.size(),
                shapes[0].first, shapes[0].second, choice.why, tiled ? overlap : 0,
                tiled ? overlapWhy : "none needed", shapes.size(), shapes.size() == 1 ? "" : "s");
