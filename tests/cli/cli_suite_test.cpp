@@ -101,3 +101,33 @@ TEST(CliSuite, MarkdownReportCountsPerSuiteOperatorAndScope) {
 
 }  // namespace
 }  // namespace vkinfer::testing
+
+namespace vkinfer::testing {
+namespace {
+
+// A data set that hangs is recorded under its own name, and the model's other data sets and
+// the cases after it still run (a killed worker's successor resumes after it).
+TEST(CliSuite, ATimeoutNamesItsDataSetAndTheOthersRun) {
+    VKINFER_REQUIRE_GPU();
+    TempDir dir;
+    const fs::path espcn = fs::path(VKINFER_SOURCE_DIR) / "data/espcn_x2";
+    const fs::path slow = dir.path() / "suite/slow";
+    fs::create_directories(slow);
+    fs::copy_file(espcn / "model.onnx", slow / "model.onnx");
+    for (int k : {0, 2}) fs::copy(espcn / "test_data_set_0", slow / ("test_data_set_" + std::to_string(k)));
+    fs::create_directories(slow / "test_data_set_1");
+    // Some 20 s on lavapipe, far past the timeout; its reference is never reached.
+    ASSERT_TRUE(saveTensorProto((slow / "test_data_set_1/input_0.pb").string(), randomTensor({1, 3, 400, 600}, 5), "input").ok());
+    fs::copy_file(espcn / "test_data_set_0/output_0.pb", slow / "test_data_set_1/output_0.pb");
+    writeModelFolder(dir.path() / "suite/zafter", smallConvModel(), 1);
+    CliResult r = runCli({"check", (dir.path() / "suite").string(), "--isolate", "--timeout", "3"});
+    EXPECT_EQ(r.exitCode, 1) << r.describe();
+    EXPECT_TRUE(contains(r.out, "PASS  suite/slow/test_data_set_0")) << r.out;
+    EXPECT_TRUE(contains(r.out, "suite/slow/test_data_set_1")) << r.out;
+    EXPECT_TRUE(contains(r.out, "no progress for 3 s")) << r.out;
+    EXPECT_TRUE(contains(r.out, "PASS  suite/slow/test_data_set_2")) << r.out;
+    EXPECT_TRUE(contains(r.out, "PASS  suite/zafter/test_data_set_0")) << r.out;
+}
+
+}  // namespace
+}  // namespace vkinfer::testing

@@ -125,7 +125,8 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
 }  // namespace
 
 std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Context& ctx, const CheckOptions& opts,
-                                const GlobalOptions& g, const std::function<void(const std::string&)>& onDataSet) {
+                                const GlobalOptions& g, const std::function<void(const std::string&)>& onDataSet,
+                                size_t skipSets, const std::function<void(const CaseResult&)>& onSetResult) {
     const std::string path = (dir / "model.onnx").string();
     auto listed = Model::listOperators(path);
     std::optional<std::vector<std::string>> ops;
@@ -144,20 +145,25 @@ std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Co
     auto session = Session::create(ctx, *model, sessionOptions(g));
     if (!session.ok()) return {statusResult(name, name, session.status(), ops)};
     std::vector<CaseResult> results;
-    for (const auto& set : sets) {
+    auto record = [&](CaseResult r) {
+        if (onSetResult) onSetResult(r);
+        results.push_back(std::move(r));
+    };
+    for (size_t k = skipSets; k < sets.size(); ++k) {
+        const auto& set = sets[k];
         std::string setName = name + "/" + fs::path(set).filename().string();
         if (onDataSet) onDataSet(setName);
         auto ds = loadTestDataSet(set, *model);
         if (!ds.ok()) {
-            results.push_back(statusResult(setName, name, ds.status(), ops));
+            record(statusResult(setName, name, ds.status(), ops));
             continue;
         }
         auto out = session->run(ds->inputs);
         if (!out.ok()) {
-            results.push_back(statusResult(setName, name, out.status(), ops));
+            record(statusResult(setName, name, out.status(), ops));
             continue;
         }
-        results.push_back(compareOutputs(setName, name, *out, *ds, opts, ops));
+        record(compareOutputs(setName, name, *out, *ds, opts, ops));
     }
     return results;
 }

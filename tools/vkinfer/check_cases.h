@@ -42,11 +42,14 @@ std::vector<std::filesystem::path> caseFolders(const std::filesystem::path& dir)
 // `p` relative to the folder above `root`, so that names start with root's own name.
 std::string caseName(const std::filesystem::path& p, const std::filesystem::path& root);
 
-// Runs every data set of one model folder in this process; `onDataSet` hears the name of each
-// data set ("<case>/test_data_set_0") before it runs (progress).
+// Runs every data set of one model folder in this process, but the first `skipSets`;
+// `onDataSet` hears the name of each data set ("<case>/test_data_set_0") before it runs
+// (progress), `onSetResult` each data set's result as soon as it is known (a worker streams
+// them, so that a later data set that hangs loses none).
 std::vector<CaseResult> runCase(const std::filesystem::path& dir, const std::string& name, Context& ctx,
                                 const CheckOptions& opts, const GlobalOptions& g,
-                                const std::function<void(const std::string&)>& onDataSet = {});
+                                const std::function<void(const std::string&)>& onDataSet = {}, size_t skipSets = 0,
+                                const std::function<void(const CaseResult&)>& onSetResult = {});
 
 // Runs the cases in worker processes (one at a time, each reused for the cases that follow)
 // so that a case that crashes or hangs for longer than `timeoutSeconds` is recorded as such

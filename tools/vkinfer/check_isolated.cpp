@@ -31,9 +31,10 @@ void writeLine(int fd, const std::string& line) {
 }
 
 // Worker: "B <i>" before case i, "D <name>" before each of its data sets, "R <json>" per
-// result, "E <i>" after it.
+// result as soon as it is known, "E <i>" after it. It starts at case `first`, skipping its
+// first `skipSets` data sets (those a killed worker finished or hung on).
 [[noreturn]] void worker(int fd, const std::vector<fs::path>& dirs, const std::vector<std::string>& names, size_t first,
-                         const CheckOptions& opts, const GlobalOptions& g) {
+                         size_t skipSets, const CheckOptions& opts, const GlobalOptions& g) {
     ContextOptions co;
     co.deviceIndex = g.device;
     co.validate = g.validate;
@@ -50,8 +51,16 @@ void writeLine(int fd, const std::string& line) {
         } else {
             // An exception here would unwind through the parent's stack frames copied by fork.
             try {
-                results = runCase(dirs[i], names[i], *ctx, opts, g,
-                                  [fd](const std::string& set) { writeLine(fd, "D " + set); });
+                size_t streamed = 0;
+                results = runCase(
+                    dirs[i], names[i], *ctx, opts, g, [fd](const std::string& set) { writeLine(fd, "D " + set); },
+                    i == first ? skipSets : 0, [&](const CaseResult& r) {
+                        writeLine(fd, "R " + jsonText(r.toJson(), -1));
+                        ++streamed;
+                    });
+                // Results of a case that failed before its data sets (the model does not
+                // load) were not streamed.
+                if (streamed > 0) results.clear();
             } catch (const std::exception& e) {
                 CaseResult r;
                 r.name = r.caseName = names[i];
@@ -72,7 +81,7 @@ struct Worker {
 };
 
 Worker startWorker(const std::vector<fs::path>& dirs, const std::vector<std::string>& names, size_t first,
-                   const CheckOptions& opts, const GlobalOptions& g) {
+                   size_t skipSets, const CheckOptions& opts, const GlobalOptions& g) {
     int p[2];
     if (pipe(p) != 0) throw CliError(fmt::format("pipe: {}", strerror(errno)));
     std::fflush(stdout);
@@ -81,7 +90,7 @@ Worker startWorker(const std::vector<fs::path>& dirs, const std::vector<std::str
     if (pid < 0) throw CliError(fmt::format("fork: {}", strerror(errno)));
     if (pid == 0) {
         close(p[0]);
-        worker(p[1], dirs, names, first, opts, g);
+        worker(p[1], dirs, names, first, skipSets, opts, g);
     }
     close(p[1]);
     return {pid, p[0]};
@@ -98,11 +107,15 @@ std::string describeExit(int status) {
 void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::string>& names, const CheckOptions& opts,
                  const GlobalOptions& g, double timeoutSeconds, const std::function<void(const CaseResult&)>& onResult,
                  const std::function<void(size_t, const std::string&)>& onDataSet) {
-    size_t next = 0;
+    size_t next = 0, skipSets = 0;
     while (next < dirs.size()) {
-        Worker w = startWorker(dirs, names, next, opts, g);
+        Worker w = startWorker(dirs, names, next, skipSets, opts, g);
+        const size_t startedAt = next, startedSkipping = skipSets;
+        skipSets = 0;
         std::string buffer;
         long current = -1;
+        long setIndex = -1;    // of the data set the current case is on, counted from its first
+        std::string setName;   // and its name
         auto lastProgress = std::chrono::steady_clock::now();
         bool timedOut = false;
         for (;;) {
@@ -128,8 +141,12 @@ void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::strin
                 lastProgress = now;
                 if (line.rfind("B ", 0) == 0) {
                     current = std::stol(line.substr(2));
+                    setIndex = static_cast<size_t>(current) == startedAt ? static_cast<long>(startedSkipping) - 1 : -1;
+                    setName.clear();
                 } else if (line.rfind("D ", 0) == 0) {
-                    if (onDataSet && current >= 0) onDataSet(static_cast<size_t>(current), line.substr(2));
+                    ++setIndex;
+                    setName = line.substr(2);
+                    if (onDataSet && current >= 0) onDataSet(static_cast<size_t>(current), setName);
                 } else if (line.rfind("R ", 0) == 0) {
                     onResult(CaseResult::fromJson(nlohmann::json::parse(line.substr(2))));
                 } else if (line.rfind("E ", 0) == 0) {
@@ -153,15 +170,24 @@ void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::strin
             }
             continue;
         }
+        // The data set it was on is the one recorded; the case's later data sets run in a new
+        // worker, then the cases after it.
         CaseResult r;
-        r.name = r.caseName = names[static_cast<size_t>(current)];
+        r.caseName = names[static_cast<size_t>(current)];
+        r.name = setName.empty() ? r.caseName : setName;
         auto ops = Model::listOperators((dirs[static_cast<size_t>(current)] / "model.onnx").string());
         if (ops.ok()) r.ops = *ops;
         r.result = timedOut ? "timeout" : "crash";
-        r.detail = timedOut ? fmt::format("no progress for {:.0f} s; the process was killed", timeoutSeconds)
+        r.detail = timedOut ? fmt::format("no progress for {:g} s; the process was killed", timeoutSeconds)
                             : describeExit(status);
         onResult(r);
-        next = static_cast<size_t>(current) + 1;
+        const size_t sets = listTestDataSets(dirs[static_cast<size_t>(current)].string()).size();
+        if (!setName.empty() && setIndex >= 0 && static_cast<size_t>(setIndex) + 1 < sets) {
+            next = static_cast<size_t>(current);
+            skipSets = static_cast<size_t>(setIndex) + 1;
+        } else {
+            next = static_cast<size_t>(current) + 1;
+        }
     }
 }
 
