@@ -357,5 +357,59 @@ TEST_F(CliImage, UpscaleSaysWhatTheFileHolds) {
     EXPECT_EQ(load(file("up.png")).channels, 1u);
 }
 
+// x [1, 3, H, W] -> two stride-2 convolutions -> nearest Resize x4 -> 1x1 conv -> + x: a small
+// U-Net whose skip connection needs H and W to be multiples of 4.
+OnnxBuilder uNetModel() {
+    OnnxBuilder b(13);
+    b.input("x", {1, 3, -1, -1});
+    b.initializer("w1", randomTensor({4, 3, 3, 3}, 11, -0.4f, 0.4f));
+    b.initializer("w2", randomTensor({4, 4, 3, 3}, 12, -0.4f, 0.4f));
+    b.initializer("w3", randomTensor({3, 4, 1, 1}, 13, -0.4f, 0.4f));
+    b.initializer("scales", floatTensor({4}, {1, 1, 4, 4}));
+    auto down = [&](const char* in, const char* w, const char* out) {
+        auto& conv = b.node("Conv", {in, w}, {out}, out);
+        attr(conv, "kernel_shape", std::vector<int64_t>{3, 3});
+        attr(conv, "strides", std::vector<int64_t>{2, 2});
+        attr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+    };
+    down("x", "w1", "d1");
+    down("d1", "w2", "d2");
+    auto& up = b.node("Resize", {"d2", "", "scales"}, {"u"}, "up");
+    attr(up, "mode", std::string("nearest"));
+    b.node("Conv", {"u", "w3"}, {"c"}, "project");
+    b.node("Add", {"c", "x"}, {"y"}, "skip");
+    b.output("y");
+    return b;
+}
+
+// An image whose size the model cannot take as it is is padded (edges repeated) to the
+// multiple it takes, and the output cropped: the same pixels as the model run on the padded
+// image, whole or in tiles.
+TEST_F(CliImage, UpscalePadsToTheMultipleTheModelTakes) {
+    const Image image = testImage(40, 30, 3);
+    const std::string png = writeImage("in.png", image);
+    const std::string model = writeModel("unet.onnx", uNetModel());
+    Image padded = image;
+    padded.height = 32;
+    for (int row = 0; row < 2; ++row)
+        padded.pixels.insert(padded.pixels.end(), image.pixels.end() - 40 * 3, image.pixels.end());
+    const std::string paddedPng = writeImage("padded.png", padded);
+    ASSERT_EQ(runCli({"run", model, "--image", "x=" + paddedPng, "--save-image", "y=" + file("ref.png")}).exitCode, 0);
+    Image ref = load(file("ref.png"));
+    ref.height = 30;
+    ref.pixels.resize(size_t(40) * 30 * 3);
+
+    // The image as it is does not run: a shape error from the skip connection.
+    ASSERT_NE(runCli({"run", model, "--image", "x=" + png}).exitCode, 0);
+    for (const char* tile : {"0", "24"}) {
+        SCOPED_TRACE(std::string("--tile ") + tile);
+        const std::string out = file(std::string("up") + tile + ".png");
+        CliResult r = runCli({"upscale", png, out, "--model", model, "--tile", tile});
+        ASSERT_EQ(r.exitCode, 0) << r.describe();
+        EXPECT_TRUE(contains(r.out, "padded to 40x32 (the model takes multiples of 4), output cropped")) << r.out;
+        EXPECT_EQ(maxDifference(load(out), ref), 0);
+    }
+}
+
 }  // namespace
 }  // namespace vkinfer::testing

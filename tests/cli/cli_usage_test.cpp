@@ -111,12 +111,21 @@ TEST(CliUsage, UnknownCommand) {
     expectUsageError({"--sync", "minimal", "frobnicate", "model.onnx"}, "unknown command 'frobnicate'");
 }
 
-TEST(CliUsage, NoCommand) { expectUsageError({}, "subcommand"); }
+TEST(CliUsage, NoCommand) {
+    expectUsageError({}, "no command given (vkinfer --help lists the commands)");
+    expectUsageError({"--sync", "minimal"}, "no command given");
+}
 
+// CLI11's "The following arguments were not expected: 3 --iterations" in a person's words:
+// the unknown option by name, and where the real ones are listed.
 TEST(CliUsage, UnknownOption) {
     expectUsageError({"--frobnicate", "devices"}, "--frobnicate");
-    expectUsageError({"devices", "--frobnicate"}, "--frobnicate");
+    expectUsageError({"devices", "--frobnicate"}, "unknown option '--frobnicate' (vkinfer devices --help");
     expectUsageError({"run", "--frobnicate", "model.onnx"}, "--frobnicate");
+    expectUsageError({"bench", "model.onnx", "--iterations", "3"}, "unknown option '--iterations' (vkinfer bench --help");
+    expectUsageError({"run", "model.onnx", "--frob=3"}, "unknown option '--frob' ");
+    expectUsageError({"--bogus"}, "unknown option '--bogus'");
+    expectUsageError({"info", "model.onnx", "extra", "3"}, "unexpected arguments 'extra', '3' (vkinfer info --help");
 }
 
 TEST(CliUsage, BogusSyncModeBeforeAndAfterTheCommand) {

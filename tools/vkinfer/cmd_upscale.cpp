@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
+#include <optional>
 
 #include "common.h"
 #include "image_model.h"
@@ -165,6 +167,35 @@ void resizeAlpha(const Image& in, int64_t scale, Image& out) {
     }
 }
 
+// `image` padded on the right and bottom to multiples of `q` by repeating its last column and
+// row: the edge continues as it is, so the model sees no artificial border in what is kept.
+Image padToMultiple(const Image& image, int64_t q) {
+    Image p;
+    p.width = static_cast<uint32_t>((image.width + q - 1) / q * q);
+    p.height = static_cast<uint32_t>((image.height + q - 1) / q * q);
+    p.channels = image.channels;
+    p.pixels.resize(size_t(p.width) * p.height * p.channels);
+    const size_t c = image.channels;
+    for (uint32_t y = 0; y < p.height; ++y)
+        for (uint32_t x = 0; x < p.width; ++x)
+            std::memcpy(&p.pixels[(size_t(y) * p.width + x) * c],
+                        &image.pixels[(size_t(std::min(y, image.height - 1)) * image.width + std::min(x, image.width - 1)) * c], c);
+    return p;
+}
+
+// The top-left `width` x `height` pixels of `image`.
+Image crop(const Image& image, uint32_t width, uint32_t height) {
+    Image c;
+    c.width = width;
+    c.height = height;
+    c.channels = image.channels;
+    c.pixels.resize(size_t(width) * height * c.channels);
+    for (uint32_t y = 0; y < height; ++y)
+        std::memcpy(&c.pixels[size_t(y) * width * c.channels], &image.pixels[size_t(y) * image.width * c.channels],
+                    size_t(width) * c.channels);
+    return c;
+}
+
 // RGB as gray (BT.601 luma, as for a gray model input): a gray photo upscaled by an RGB model
 // comes back gray, not as three equal channels in an RGB file.
 Image toGray(const Image& rgb) {
@@ -186,17 +217,21 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     checkNotAnInput(a.output, {a.input}, "output '" + a.output + "'");
     const PixelArgs pixels = parsePixelMapping(a.pixels);
     const PixelMapping& mapping = pixels.mapping;
-    const Image image = orDie(loadImage(a.input));
+    const Image original = orDie(loadImage(a.input));
     const std::string modelPath = a.model.empty() ? findDefaultModel() : a.model;
     Model model = orDie(Model::load(modelPath));
     PlanOptions po;
     po.sync = syncMode(g);
     po.precision = precision(g);
-    const ImageModel m = describeImageModel(model, modelPath, po, image.channels);
+    const ImageModel m = describeImageModel(model, modelPath, po, original.channels);
     checkPixelChannels(pixels, m.inChannels, "the model's input '" + m.input + "'");
     if (m.outChannels != m.inChannels) checkPixelChannels(pixels, m.outChannels, "the model's output '" + m.output + "'");
-    if (m.inChannels == 1 && image.channels != 1)
+    if (m.inChannels == 1 && original.channels != 1)
         warn(fmt::format("the model takes gray images: '{}' is converted to luma", a.input));
+    // A model that downsamples inside takes multiples of its stride: the image is padded to
+    // one and the output cropped back, rather than failing inside the first tile.
+    const int64_t multiple = requiredSizeMultiple(model, modelPath, m, original.width, original.height, po);
+    const Image image = multiple > 1 ? padToMultiple(original, multiple) : original;
 
     Context ctx = makeContext(g);
     Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
@@ -221,12 +256,26 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
                                  rf.alignment > 1 ? fmt::format("; tiles start at multiples of {}", rf.alignment) : "");
         if (a.tile < 0) choice = chooseTiles(a, model, m, ctx.device(), po, image, overlap, rf.alignment);
     }
+    // Tiles of a padded image are multiples of what the model takes, and start at them.
+    const int64_t alignment = std::lcm(rf.alignment, multiple);
+    if (multiple > 1) {
+        choice.width = std::max(multiple, choice.width / multiple * multiple);
+        choice.height = std::max(multiple, choice.height / multiple * multiple);
+    }
     TilePlan plan;
     try {
-        plan = planTiles(image.width, image.height, choice.width, choice.height, overlap, rf.alignment);
+        plan = planTiles(image.width, image.height, choice.width, choice.height, overlap, alignment);
     } catch (const std::invalid_argument& e) {
         throw CliError(fmt::format("--tile {}: {}; give a larger tile", a.tile, e.what()), 2);
     }
+    // Overlap is recomputed by every tile: tiles barely larger than it multiply the work.
+    double windowPixels = 0;
+    for (const Tile& t : plan.tiles) windowPixels += double(t.x.length) * double(t.y.length);
+    const double work = windowPixels / (double(image.width) * double(image.height));
+    if (work > 2)
+        warn(fmt::format("{} tiles of {}x{} with an overlap of {} px compute {:.0f}x the image's pixels; a larger --tile "
+                         "(or none) does less work",
+                         plan.tiles.size(), choice.width, choice.height, overlap, work));
 
     const int64_t s = m.scale;
     const uint32_t outChannels = m.outChannels == 3 && image.channels == 4 && m.inChannels != 4 ? 4 : m.outChannels;
@@ -240,6 +289,10 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     for (size_t k = 0; k < plan.tiles.size(); ++k) {
         const Tile& t = plan.tiles[k];
         if (plan.tiles.size() > 1) progress::update(fmt::format("upscale: tile {}/{}", k + 1, plan.tiles.size()));
+        // The whole image in one run can take long (a CPU device): said so if it does.
+        std::optional<progress::SlowNotice> notice;
+        if (plan.tiles.size() == 1)
+            notice.emplace(fmt::format("upscale: running the model on the whole {}x{} image", t.x.length, t.y.length));
         auto result = session.run({{m.input, window(full, t.x.begin, t.y.begin, t.x.length, t.y.length)}});
         if (!result.ok())
             throw CliError(fmt::format("tile {} of {} ({}x{} at {},{}): {}", k + 1, plan.tiles.size(), t.x.length,
@@ -266,9 +319,14 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     }
     progress::clear();
     const double tilesMs = msSince(r0);
-    if (outChannels == 4 && m.outChannels == 3) resizeAlpha(image, s, out);
     std::string note = replacedNote(a.output);
-    if (image.channels == 1 && out.channels == 3) {
+    if (multiple > 1) {
+        out = crop(out, static_cast<uint32_t>(original.width * s), static_cast<uint32_t>(original.height * s));
+        note += fmt::format("; padded to {}x{} (the model takes multiples of {}), output cropped", image.width,
+                            image.height, multiple);
+    }
+    if (outChannels == 4 && m.outChannels == 3) resizeAlpha(original, s, out);
+    if (original.channels == 1 && out.channels == 3) {
         out = toGray(out);
         note += "; gray like the input";
     }
@@ -276,7 +334,7 @@ void upscaleCommand(const UpscaleArgs& a, const GlobalOptions& g) {
     orDie(saveImage(a.output, out, a.quality));
 
     const auto shapes = plan.shapes();
-    fmt::print("upscaled {} ({}) to {} ({}), x{} by {}{}\n", a.input, imageText(image), a.output, imageText(out), s,
+    fmt::print("upscaled {} ({}) to {} ({}), x{} by {}{}\n", a.input, imageText(original), a.output, imageText(out), s,
                modelPath, note);
     fmt::print("tiles    {} of {}x{} input pixels ({}), overlap {} px ({}), {} plan{}\n", plan.tiles.size(),
                shapes[0].first, shapes[0].second, choice.why, tiled ? overlap : 0,

@@ -195,73 +195,125 @@ ImageModel describeImageModel(const Model& model, const std::string& path, const
     return m;
 }
 
+int64_t requiredSizeMultiple(const Model& model, const std::string& path, const ImageModel& m, int64_t width,
+                             int64_t height, const PlanOptions& options) {
+    if (m.fixedHeight >= 0 || m.fixedWidth >= 0) return 1;
+    const auto plansAt = [&](int64_t h, int64_t w) {
+        try {
+            const auto out = plannedOutputShape(model, path, m, h, w, options);
+            return out.size() == 4 && out[2] == m.scale * h && out[3] == m.scale * w;
+        } catch (const CliError&) {
+            return false;
+        }
+    };
+    if (plansAt(height, width)) return 1;
+    for (int64_t q = 2; q <= 64; q *= 2) {
+        const int64_t h = (height + q - 1) / q * q, w = (width + q - 1) / q * q;
+        if ((h != height || w != width) && plansAt(h, w)) return q;
+    }
+    const auto out = plannedOutputShape(model, path, m, height, width, options);  // throws the planner's error
+    throw CliError(fmt::format("'{}' turns a {}x{} image into {} (expected {}x{}), and no padding to a multiple of 2 "
+                               "to 64 helps",
+                               path, width, height, shapeToString(out), m.scale * width, m.scale * height));
+}
+
+namespace {
+
+// `base` moved up and left by `shift` pixels, cyclically.
+Tensor shifted(const Tensor& base, int64_t shift) {
+    const auto& shape = base.shape();
+    const int64_t channels = shape[1], size = shape[2], plane = size * size;
+    Tensor moved(DataType::Float32, shape);
+    for (int64_t c = 0; c < channels; ++c)
+        for (int64_t y = 0; y < size; ++y)
+            for (int64_t x = 0; x < size; ++x)
+                moved.as<float>()[c * plane + y * size + x] =
+                    base.as<float>()[c * plane + ((y + shift) % size) * size + (x + shift) % size];
+    return moved;
+}
+
+// The smallest shift of 1, 2, 4, ... 32 (at most size / 4) that moves the output with the
+// input, compared at least size / 4 pixels from every edge (valid for a receptive field below
+// that); 0 when none does.
+int64_t measureAlignment(Session& session, const ImageModel& m, const Tensor& base, const ProbeOutput& out, int& runs) {
+    const int64_t s = m.scale, size = base.shape()[2], margin = size / 4;
+    float largest = 0;
+    for (float v : out.values) largest = std::max(largest, std::isfinite(v) ? std::abs(v) : 0.0f);
+    const float tolerance = 1e-5f * std::max(1.0f, largest);
+    for (int64_t shift = 1; shift <= 32 && shift <= margin; shift *= 2) {
+        const ProbeOutput other = runProbe(session, m, shifted(base, shift), runs);
+        bool equal = true;
+        for (int64_t c = 0; c < out.channels && equal; ++c)
+            for (int64_t y = s * margin; y < s * (size - shift - margin) && equal; ++y)
+                for (int64_t x = s * margin; x < s * (size - shift - margin); ++x)
+                    if (!(std::abs(other.at(c, y, x) - out.at(c, y + s * shift, x + s * shift)) <= tolerance)) {
+                        equal = false;
+                        break;
+                    }
+        if (equal) return shift;
+    }
+    return 0;
+}
+
+// How far the output changes when the input pixel (p, p) moves to the far end of [0, 1] in
+// every channel: the largest distance, in input pixels, between p and floor(q / scale) of a
+// changed output pixel q.
+int64_t reachOfPixel(Session& session, const ImageModel& m, const PixelMapping& mapping, const Tensor& base,
+                     const ProbeOutput& out, int64_t p, int& runs) {
+    const int64_t s = m.scale, size = base.shape()[2], plane = size * size;
+    Tensor changed = base;
+    for (uint32_t c = 0; c < m.inChannels; ++c) {
+        float& v = changed.as<float>()[c * plane + p * size + p];
+        const float pixel = v / mapping.scale[c] + mapping.mean[c];
+        v = ((pixel < 0.5f ? 1.0f : 0.0f) - mapping.mean[c]) * mapping.scale[c];
+    }
+    const ProbeOutput other = runProbe(session, m, changed, runs);
+    int64_t reach = 0;
+    for (int64_t c = 0; c < out.channels; ++c)
+        for (int64_t y = 0; y < out.height; ++y)
+            for (int64_t x = 0; x < out.width; ++x)
+                if (!sameBits(out.at(c, y, x), other.at(c, y, x)))
+                    reach = std::max({reach, std::abs(y / s - p), std::abs(x / s - p)});
+    return reach;
+}
+
+}  // namespace
+
 ReceptiveField measureReceptiveField(Session& session, const ImageModel& m, const PixelMapping& mapping) {
     const bool fixed = m.fixedHeight >= 0 || m.fixedWidth >= 0;
     if (fixed && m.fixedHeight != m.fixedWidth)
         throw CliError(fmt::format("input '{}' has a fixed non-square size; give --overlap", m.input));
     ReceptiveField rf;
-    const int64_t s = m.scale;
     for (int64_t size = fixed ? m.fixedHeight : 32;; size *= 2) {
+        const bool last = fixed || size * 2 > 512;
         rf.probeSize = size;
         const Tensor base = probeImage(m.inChannels, size, mapping, 7);
         const ProbeOutput out = runProbe(session, m, base, rf.runs);
-        const int64_t centre = size / 2, plane = size * size;
+        // The alignment first: a model that downsamples by A reaches differently from input
+        // pixels of different phases mod A, so the radius is the largest over A neighbours.
+        const int64_t alignment = measureAlignment(session, m, base, out, rf.runs);
+        if (alignment == 0 && !last) continue;  // a receptive field of size / 4 or more hides the shift
+        const int64_t phases = alignment > 0 ? alignment : 1;
         int64_t radius = 0;
-        {
-            // The centre pixel moved to the far end of [0, 1] in every channel.
-            Tensor changed = base;
-            for (uint32_t c = 0; c < m.inChannels; ++c) {
-                float& v = changed.as<float>()[c * plane + centre * size + centre];
-                const float pixel = v / mapping.scale[c] + mapping.mean[c];
-                v = ((pixel < 0.5f ? 1.0f : 0.0f) - mapping.mean[c]) * mapping.scale[c];
-            }
-            const ProbeOutput other = runProbe(session, m, changed, rf.runs);
-            for (int64_t c = 0; c < out.channels; ++c)
-                for (int64_t y = 0; y < out.height; ++y)
-                    for (int64_t x = 0; x < out.width; ++x)
-                        if (!sameBits(out.at(c, y, x), other.at(c, y, x)))
-                            radius = std::max({radius, std::abs(y / s - centre), std::abs(x / s - centre)});
-        }
-        if (radius >= size / 2 - 1) {
-            if (!fixed && size * 2 <= 512) continue;
+        for (int64_t d = 0; d < phases; ++d)
+            radius = std::max(radius, reachOfPixel(session, m, mapping, base, out, size / 2 + d, rf.runs));
+        if (radius >= size / 2 - phases) {
+            if (!last) continue;
             throw CliError(fmt::format(
                 "one input pixel changes output pixels {} or more pixels away (measured on a {}x{} probe): the model "
                 "looks at the whole image (e.g. a normalization over it), so tiles would show seams; give --tile 0 to "
                 "run the image whole, or --overlap N to tile anyway",
                 radius, size, size));
         }
-        rf.radius = radius;
-
-        // Shift-equivariance: the probe moved by `shift` pixels must give the same output,
-        // moved, away from the edges; models that downsample need shifts by their stride.
-        float largest = 0;
-        for (float v : out.values) largest = std::max(largest, std::isfinite(v) ? std::abs(v) : 0.0f);
-        const float tolerance = 1e-5f * std::max(1.0f, largest);
-        for (int64_t shift = 1; shift <= 32 && size - shift - 2 * radius >= 4; shift *= 2) {
-            Tensor moved(DataType::Float32, base.shape());
-            for (uint32_t c = 0; c < m.inChannels; ++c)
-                for (int64_t y = 0; y < size; ++y)
-                    for (int64_t x = 0; x < size; ++x)
-                        moved.as<float>()[c * plane + y * size + x] =
-                            base.as<float>()[c * plane + ((y + shift) % size) * size + (x + shift) % size];
-            const ProbeOutput other = runProbe(session, m, moved, rf.runs);
-            bool equal = true;
-            for (int64_t c = 0; c < out.channels && equal; ++c)
-                for (int64_t y = s * radius; y < s * (size - shift - radius) && equal; ++y)
-                    for (int64_t x = s * radius; x < s * (size - shift - radius); ++x)
-                        if (!(std::abs(other.at(c, y, x) - out.at(c, y + s * shift, x + s * shift)) <= tolerance)) {
-                            equal = false;
-                            break;
-                        }
-            if (equal) {
-                rf.alignment = shift;
-                return rf;
-            }
+        if (alignment == 0) {
+            throw CliError(fmt::format("the model's output does not move with its input (probed with shifts of 1 to 32 "
+                                       "pixels on a {}x{} probe), so tiles would show seams; give --tile 0 to run the "
+                                       "image whole, or --overlap N to tile anyway",
+                                       size, size));
         }
-        throw CliError(fmt::format("the model's output does not move with its input (probed with shifts of 1 to 32 "
-                                   "pixels on a {}x{} probe), so tiles would show seams; give --tile 0 to run the "
-                                   "image whole, or --overlap N to tile anyway",
-                                   size, size));
+        rf.radius = radius;
+        rf.alignment = alignment;
+        return rf;
     }
 }
 

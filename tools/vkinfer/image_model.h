@@ -52,6 +52,14 @@ struct ImageModel {
 ImageModel describeImageModel(const Model& model, const std::string& modelPath, const PlanOptions& options,
                               uint32_t imageChannels);
 
+// What the model needs an image's width and height to be a multiple of (models that
+// downsample inside, such as a U-Net): 1 when a `width` x `height` image plans as it is, else
+// the smallest of 2, 4, ... 64 for which the image padded up to a multiple plans and scales by
+// m.scale. When none does, the planner's error for the image as given (naming the node).
+// Models of a fixed size: 1 (their size is checked where the tiles are chosen).
+int64_t requiredSizeMultiple(const Model& model, const std::string& path, const ImageModel& m, int64_t width,
+                             int64_t height, const PlanOptions& options);
+
 // How far an output pixel depends on input pixels: output pixel q depends only on input
 // pixels within `radius` (in both axes) of input pixel floor(q / scale). Windows may start
 // only at multiples of `alignment` for the output to equal the untiled one (models that
@@ -63,12 +71,14 @@ struct ReceptiveField {
     int runs = 0;           // inferences the measurement took
 };
 
-// Measures it on the device: runs the model on a random probe image, then with its centre
-// pixel changed (to the far end of [0, 1] in every channel) and sees how far the output
-// changes; then with the probe shifted by 1 (2, 4, ... 32) pixels to find the alignment.
-// Probes grow from 32 to 512 pixels until the change stays inside. Fails when it does not (a global operation
-// such as an image-wide normalization: such a model cannot be tiled without seams) or when no
-// shift reproduces the output.
+// Measures it on the device on a random probe image: first the alignment (the smallest shift
+// of 1, 2, 4, ... 32 pixels that moves the output with the input, away from the edges), then
+// the radius: how far the output changes when one pixel changes (to the far end of [0, 1] in
+// every channel), for `alignment` neighbouring pixels, since a model that downsamples reaches
+// differently from pixels of each phase. Probes grow from 32 to 512 pixels until both are
+// found. Fails when the change does not stay inside (a global operation such as an image-wide
+// normalization: such a model cannot be tiled without seams) or when no shift reproduces the
+// output.
 ReceptiveField measureReceptiveField(Session& session, const ImageModel& m, const PixelMapping& mapping);
 
 }  // namespace vkinfer::cli

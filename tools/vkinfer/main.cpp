@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 #include <regex>
+#include <sstream>
 #include <system_error>
 
 #include "common.h"
@@ -64,16 +65,41 @@ int main(int argc, char** argv) {
                 message = fmt::format("unknown command '{}' (commands: {})", arg, names);
                 break;
             }
+            if (message == "A subcommand is required") {
+                std::string option;
+                for (const auto& arg : app.remaining())
+                    if (option.empty() && arg.size() > 1 && arg[0] == '-') option = arg.substr(0, arg.find('='));
+                message = option.empty() ? "no command given (vkinfer --help lists the commands)"
+                                         : fmt::format("unknown option '{}' (vkinfer --help lists the commands and "
+                                                       "global options)",
+                                                       option);
+            }
         }
         // CLI11's own words where they read as a program's, not a person's.
+        const std::string command =
+            app.get_subcommands().empty() ? std::string("COMMAND") : app.get_subcommands().back()->get_name();
+        // "The following arguments were not expected: 3 --iterations" (CLI11 lists them last first).
+        static const std::regex extrasText(R"(^The following arguments? (?:were|was) not expected: (.*)$)");
+        if (std::smatch m; std::regex_match(message, m, extrasText)) {
+            std::vector<std::string> extras;
+            std::istringstream words(m[1].str());
+            for (std::string w; words >> w;) extras.insert(extras.begin(), w);
+            std::string option, values;
+            for (const auto& x : extras) {
+                if (option.empty() && x.size() > 1 && x[0] == '-') option = x.substr(0, x.find('='));
+                values += (values.empty() ? "'" : ", '") + x + "'";
+            }
+            message = !option.empty() ? fmt::format("unknown option '{}' (vkinfer {} --help lists the options)", option,
+                                                    command)
+                                      : fmt::format("unexpected argument{} {} (vkinfer {} --help lists the arguments)",
+                                                    extras.size() == 1 ? "" : "s", values, command);
+        }
         static const std::regex atMost(R"(^(\S+): At Most (\d+) required but received (\d+)$)");
         if (std::smatch m; std::regex_match(message, m, atMost))
             message = fmt::format("{} is given {} times; it takes {}", m[1].str(), m[3].str(),
                                   m[2] == "1" ? std::string("one value") : m[2].str() + " values");
         else if (message.ends_with(" is required"))
-            message += " (vkinfer " + (app.get_subcommands().empty() ? std::string("COMMAND")
-                                                                    : app.get_subcommands().back()->get_name()) +
-                       " --help lists the arguments)";
+            message += " (vkinfer " + command + " --help lists the arguments)";
         // One line, like every other failure.
         fmt::print(stderr, "vkinfer: error: {}\n", message);
         return 2;
