@@ -32,13 +32,26 @@ Declaration format (all keys optional but `source`):
   only = ["a_b", ...]                  # the variants (names without the type) that exist,
                                        # when not the whole product
   [constants]  BK = 8                  # C++ constexpr and GLSL #define ("4u": a GLSL literal)
-  [push]       fields = ["N", "alpha:float", ...]   # uint unless :float or :int
+  [push]       fields = ["N", "alpha:float", ...]   # uint unless :float, :int or a vector
+                                       # type (below); one member each, in order
+               fields = ["dims[6]", "stride[2][6]", "begin[6]:int"]   # fixed-size arrays
   push_from = "conv2d_rt"              # or: the same block as another family's
   [spec]       SHUFFLE = 6             # uint, default 0; or { id = 9, default = 1 } or
-                                       # { id = 4, type = "float" }
+                                       # { id = 9, type = "float" } (the default then 0.0)
   [axes.tile]                          # one table per axis, in order; each value a table of
   "128x128" = { WM = 16, WN = 16 }     # UPPERCASE constants (a -D define each, and a field of
   "64x64" = { WM = 8, WN = 8 }         # the C++ value table) and `defines` (flags)
+
+The push-constant block is laid out as Vulkan lays out push constants (std430): uint, int and
+float take 4 bytes and align to 4, and so do the elements of an array of them (stride 4:
+`uint dims[6]` is 24 bytes; `uint stride[2][6]` is two such rows, 48 bytes, stride[k][d] at
+4 * (6 k + d)); vec2/uvec2/ivec2 take 8 bytes aligned to 8, vec4/uvec4/ivec4 16 aligned to 16
+(arrays of them: strides 8 and 16; vec3 is not supported). Fields are declared as written:
+`uint dims[6];` in GLSL, `uint32_t dims[6];` in C++, a vec4 as `float mean[4];`. Where a vector
+needs alignment the C++ struct gets an explicit padding member (`uint32_t pad12_[1];`), so
+that it has no implicit padding and its size is the block's size (the end of its last member,
+as the SPIR-V states it: what vkCmdPushConstants must be given); the header static_asserts
+the size and every field's offset.
 """
 import os
 import re
@@ -115,6 +128,8 @@ class Family:
             sid = s["id"]
             if sid < 6:
                 fail(f"{path}: specialization constant {sname} has id {sid}; 0-5 are shared (common.glsl)")
+            if s.get("type", "uint") not in ("uint", "int", "float"):
+                fail(f"{path}: specialization constant {sname}: type must be uint, int or float")
             self.spec.append((sname, sid, s.get("type", "uint"), s.get("default", 0)))
         ids = [s[1] for s in self.spec]
         if len(set(ids)) != len(ids):
@@ -171,25 +186,73 @@ def write_if_changed(path, text):
         f.write(text)
 
 
+# Push-field types: (C++ element type, components), every component 4 bytes; std430 aligns a
+# field (and each element of an array of it) to its size: 4, 8 or 16 bytes.
+FIELD_TYPES = {
+    "uint": ("uint32_t", 1), "int": ("int32_t", 1), "float": ("float", 1),
+    "uvec2": ("uint32_t", 2), "ivec2": ("int32_t", 2), "vec2": ("float", 2),
+    "uvec4": ("uint32_t", 4), "ivec4": ("int32_t", 4), "vec4": ("float", 4),
+}
+FIELD_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[[0-9]+\])*)(?::([A-Za-z0-9_]+))?$")
+
+
+class PushField:
+    def __init__(self, name, ty, dims):
+        self.name, self.ty, self.dims, self.offset = name, ty, dims, 0
+        self.ctype, self.components = FIELD_TYPES[ty]
+        self.align = 4 * self.components
+        n = 1
+        for d in dims:
+            n *= d
+        self.size = n * self.align
+
+    def glsl(self):
+        return f"{self.ty} {self.name}" + "".join(f"[{d}]" for d in self.dims) + ";"
+
+    def cpp(self):
+        dims = list(self.dims) + ([self.components] if self.components > 1 else [])
+        return f"{self.ctype} {self.name}" + "".join(f"[{d}]" for d in dims) + ";" + (
+            f"  // {self.ty}" if self.components > 1 else "")
+
+
 def push_fields(fam):
+    """The block's members with their std430 offsets (see the docstring)."""
     out = []
+    offset = 0
+    names = set()
     for f in fam.push:
-        name, _, ty = f.partition(":")
-        ty = ty or "uint"
-        if ty not in ("uint", "int", "float"):
-            fail(f"{fam.path}: push field {f}: type must be uint, int or float")
-        out.append((name, ty))
+        m = FIELD_RE.match(f.replace(" ", ""))
+        if not m:
+            fail(f"{fam.path}: push field '{f}': expected name, name:type, name[N] or name[N][M]:type")
+        name, dims, ty = m.group(1), [int(d) for d in re.findall(r"[0-9]+", m.group(2))], m.group(3) or "uint"
+        if ty not in FIELD_TYPES:
+            fail(f"{fam.path}: push field {f}: type must be one of {', '.join(FIELD_TYPES)}")
+        if any(d == 0 for d in dims):
+            fail(f"{fam.path}: push field {f}: an array needs at least one element")
+        if name in names:
+            fail(f"{fam.path}: push field {name} is declared twice")
+        names.add(name)
+        field = PushField(name, ty, dims)
+        offset = (offset + field.align - 1) // field.align * field.align
+        field.offset = offset
+        out.append(field)
+        offset += field.size
     return out
 
 
+def push_bytes(fam):
+    """The block's size: the end of its last member (what the SPIR-V's block states)."""
+    fields = push_fields(fam)
+    return fields[-1].offset + fields[-1].size if fields else 0
+
+
 MAX_PUSH = 128
-CPP_TYPE = {"uint": "uint32_t", "int": "int32_t", "float": "float"}
 
 
 def family_header(fam, ids):
     src = os.path.relpath(fam.path, os.path.dirname(os.path.dirname(os.path.dirname(fam.path))))
     L = [f"// Generated by cmake/kernel_declarations.py from {src}. Do not edit.", "#pragma once", "",
-         "#include <array>", "#include <cstdint>", "#include <optional>", "",
+         "#include <array>", "#include <cstddef>", "#include <cstdint>", "#include <optional>", "",
          '#include "kernels/kernel_ids.h"', '#include "vkinfer/tensor.h"', "",
          f"namespace vkinfer::kernels::{fam.name} {{", "",
          f'inline constexpr const char* kSource = "{fam.source}";']
@@ -200,11 +263,19 @@ def family_header(fam, ids):
         L.insert(L.index('#include "vkinfer/tensor.h"') + 1, f'#include "kernels/families/{fam.push_from}.h"')
         L += ["", f"using Push = {fam.push_from}::Push;  // the same block as {fam.push_from}"]
     if fields:
-        L += ["", "// The push-constant block (layout(push_constant) uniform Params ... p)."]
+        L += ["", "// The push-constant block (layout(push_constant) uniform Params ... p), std430."]
         L.append("struct Push {")
-        L += [f"    {CPP_TYPE[t]} {n};" for n, t in fields]
+        at = 0
+        for f in fields:
+            if f.offset > at:
+                L.append(f"    uint32_t pad{at}_[{(f.offset - at) // 4}];  // std430: {f.name} is {f.align}-byte aligned")
+            L.append(f"    {f.cpp()}")
+            at = f.offset + f.size
         L.append("};")
-        L.append(f"static_assert(sizeof(Push) == {4 * len(fields)}, \"std430 scalars: 4 bytes each, no padding\");")
+        L.append(f"static_assert(sizeof(Push) == {push_bytes(fam)}, \"the std430 block's size\");")
+        if any(f.dims or f.components > 1 for f in fields):
+            L += [f"static_assert(offsetof(Push, {f.name}) == {f.offset});" for f in fields
+                  if f.dims or f.components > 1]
     if fam.spec:
         L += ["", "// Specialization constant ids (0-2 workgroup size and 3-5 the activation are shared)."]
         L.append("enum SpecId : uint32_t {")
@@ -274,10 +345,10 @@ def family_glsl(fam, by_name):
     fields = push_fields(by_name[fam.push_from] if fam.push_from else fam)
     if fields:
         L.append("layout(push_constant) uniform Params {")
-        L += [f"    {t} {n};" for n, t in fields]
+        L += [f"    {f.glsl()}" for f in fields]
         L.append("} p;")
     for n, i, t, dflt in fam.spec:
-        lit = f"{float(dflt)}" if t == "float" else f"{int(dflt)}u"
+        lit = f"{float(dflt)}" if t == "float" else f"{int(dflt)}u" if t == "uint" else f"{int(dflt)}"
         L.append(f"layout(constant_id = {i}) const {t} {n} = {lit};")
     return "\n".join(L) + "\n"
 
@@ -332,7 +403,7 @@ def main():
         pf = by_name0[fam.push_from] if fam.push_from else fam
         declared = bool(fam.push or fam.push_from or fam.spec)
         spec = ", ".join(str(i) for _, i, _, _ in fam.spec)
-        tab.append(f"    {{{'true' if declared else 'false'}, {4 * len(pf.push)}, {{{spec}}}}},")
+        tab.append(f"    {{{'true' if declared else 'false'}, {push_bytes(pf)}, {{{spec}}}}},")
     tab += ["};", "", "const KernelBlob kBlobs[] = {"]
     tab += [f'    {{"{n}", k_{n}, sizeof(k_{n}) / sizeof(uint32_t)}},' for n, _, _ in all_variants]
     tab += ["};", "", "}  // namespace", "",
@@ -350,8 +421,8 @@ def main():
 
     by_name = {f.name: f for f in fams}
     for fam in fams:
-        if 4 * len(fam.push) > MAX_PUSH:
-            fail(f"{fam.path}: {4 * len(fam.push)} bytes of push constants; every device offers {MAX_PUSH}")
+        if push_bytes(fam) > MAX_PUSH:
+            fail(f"{fam.path}: {push_bytes(fam)} bytes of push constants; every device offers {MAX_PUSH}")
     for fam in fams:
         if fam.push_from and fam.push_from not in by_name:
             fail(f"{fam.path}: push_from names no family '{fam.push_from}'")

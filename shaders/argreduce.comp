@@ -4,16 +4,10 @@
 // shaderInt64 is needed for the output.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IS_MIN = 0;
-layout(constant_id = 7) const uint LAST_INDEX = 0;  // select_last_index: ties go to the last
+#include "argreduce.glsl"  // push constants, specialization constants: shaders/kernels/argreduce.toml
 
 layout(std430, binding = 0) writeonly buffer Out { uvec2 y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint count, axis, inner;
-} p;
 
 void main() {
     uint o = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

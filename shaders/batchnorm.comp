@@ -4,6 +4,7 @@
 // y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c] over [N, C, inner].
 #include "common.glsl"
 #include "types.glsl"
+#include "batchnorm.glsl"  // push constants: shaders/kernels/batchnorm.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
@@ -11,11 +12,6 @@ layout(std430, binding = 2) readonly buffer Scale { T scale[]; };
 layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer Mean { T mean[]; };
 layout(std430, binding = 5) readonly buffer Var { T var_[]; };
-
-layout(push_constant) uniform Params {
-    uint count, C, inner;
-    float epsilon;
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

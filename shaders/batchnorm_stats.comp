@@ -5,6 +5,7 @@
 // batchnorm.comp with the batch statistics.
 #include "common.glsl"
 #include "types.glsl"
+#include "batchnorm_stats.glsl"  // push constants: shaders/kernels/batchnorm_stats.toml
 
 layout(std430, binding = 0) readonly buffer In { T x[]; };
 layout(std430, binding = 1) readonly buffer MeanIn { T meanIn[]; };
@@ -13,11 +14,6 @@ layout(std430, binding = 3) writeonly buffer BatchMean { T batchMean[]; };
 layout(std430, binding = 4) writeonly buffer BatchVar { T batchVar[]; };
 layout(std430, binding = 5) writeonly buffer RunMean { T runMean[]; };
 layout(std430, binding = 6) writeonly buffer RunVar { T runVar[]; };
-
-layout(push_constant) uniform Params {
-    uint N, C, inner;
-    float momentum;
-} p;
 
 shared float partial[gl_WorkGroupSize.x];
 

@@ -3,19 +3,11 @@
 // dimension (0 where it broadcasts). Up to 6 dimensions.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint OP = 0;  // ops::BinaryOp
+#include "binary.glsl"  // push constants, specialization constants: shaders/kernels/binary.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer A { T a[]; };
 layout(std430, binding = 2) readonly buffer B { T b[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint strideA[6];
-    uint strideB[6];
-} p;
 
 // ONNX Pow follows C/NumPy pow(). GLSL pow(u, v) is undefined for u < 0 and for u = 0 with
 // v <= 0 (lavapipe returns NaN for (-2)^3), so signs, zeros and v = 0 are handled here.
@@ -46,8 +38,8 @@ void main() {
     for (int d = int(p.rank) - 1; d >= 0; --d) {
         uint c = rem % p.dims[d];
         rem /= p.dims[d];
-        ia += c * p.strideA[d];
-        ib += c * p.strideB[d];
+        ia += c * p.stride[0][d];
+        ib += c * p.stride[1][d];
     }
     y[idx] = T(activate(apply(float(a[ia]), float(b[ib]))));
 }

@@ -1,11 +1,12 @@
 #version 450
 // Cast between element types (ONNX rules: float -> integer truncates toward zero, anything
-// -> bool is x != 0). One variant per (SRC_*, DST_*) pair, see kernels/math.cmake. Float16
+// -> bool is x != 0). One variant per (SRC_*, DST_*) pair, see shaders/kernels/cast.toml. Float16
 // and float64 are handled as bit patterns with integer arithmetic, so the conversions round
 // to nearest even everywhere (GLSL leaves float16 rounding to the implementation) and no
 // shaderFloat64 is needed.
 #include "common.glsl"
 #include "types.glsl"
+#include "cast.glsl"  // push constants: shaders/kernels/cast.toml
 
 #if defined(SRC_F32)
 #define S float
@@ -68,10 +69,6 @@
 
 layout(std430, binding = 0) writeonly buffer Out { D y[]; };
 layout(std430, binding = 1) readonly buffer In { S x[]; };
-
-layout(push_constant) uniform Params {
-    uint count;
-} p;
 
 // IEEE half bits -> float (exact, subnormals included).
 float halfBitsToFloat(uint h) {

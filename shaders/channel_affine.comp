@@ -3,15 +3,12 @@
 // and shift at load time).
 #include "common.glsl"
 #include "types.glsl"
+#include "channel_affine.glsl"  // push constants: shaders/kernels/channel_affine.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Scale { T scale[]; };
 layout(std430, binding = 3) readonly buffer Shift { T shift[]; };
-
-layout(push_constant) uniform Params {
-    uint count, C, inner;
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -3,19 +3,11 @@
 // Equal, Less, Greater, LessOrEqual, GreaterOrEqual on any type; And, Or, Xor on bool (u8).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint OP = 0;  // ops::CompareOp in src/ops/compare.cpp
+#include "compare.glsl"  // push constants (binary's block), specialization constants: shaders/kernels/compare.toml
 
 layout(std430, binding = 0) writeonly buffer Out { uint8_t y[]; };
 layout(std430, binding = 1) readonly buffer A { T a[]; };
 layout(std430, binding = 2) readonly buffer B { T b[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint strideA[6];
-    uint strideB[6];
-} p;
 
 bool apply(ACC u, ACC v) {
     switch (int(OP)) {
@@ -38,8 +30,8 @@ void main() {
     for (int d = int(p.rank) - 1; d >= 0; --d) {
         uint c = rem % p.dims[d];
         rem /= p.dims[d];
-        ia += c * p.strideA[d];
-        ib += c * p.strideB[d];
+        ia += c * p.stride[0][d];
+        ib += c * p.stride[1][d];
     }
     y[idx] = uint8_t(apply(ACC(a[ia]), ACC(b[ib])) ? 1 : 0);
 }

@@ -6,20 +6,12 @@
 // Weights are (C, M / group, KD, KH, KW); bias (M) is always bound (zeros when absent).
 #include "common.glsl"
 #include "types.glsl"
+#include "conv_transpose.glsl"  // push constants: shaders/kernels/conv_transpose.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Weight { T w[]; };
 layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
-
-layout(push_constant) uniform Params {
-    uint count, C, M, groups;
-    uint D, H, W, OD;
-    uint OH, OW, KD, KH;
-    uint KW, SD, SH, SW;
-    uint DD, DH, DW, padD;
-    uint padH, padW;
-} p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

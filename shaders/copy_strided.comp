@@ -5,17 +5,10 @@
 // DepthToSpace/SpaceToDepth (6-d transpositions) and repeat-by-stride-0.
 #include "common.glsl"
 #include "types.glsl"
+#include "copy_strided.glsl"  // push constants: shaders/kernels/copy_strided.toml
 
 layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
 layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint inStride[6];
-    uint outStride[6];
-    uint inOffset, outOffset;
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

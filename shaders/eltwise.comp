@@ -4,19 +4,11 @@
 // division truncates toward zero (0 for a zero divisor rather than undefined behaviour).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint OP = 0;  // ops::BinaryOp in src/ops/elementwise.cpp
+#include "eltwise.glsl"  // push constants (binary's block), specialization constants: shaders/kernels/eltwise.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer A { T a[]; };
 layout(std430, binding = 2) readonly buffer B { T b[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint strideA[6];
-    uint strideB[6];
-} p;
 
 #if T_IS_FLOAT
 // As powOnnx in binary.comp (GLSL pow is undefined for negative bases and zeros), and exact
@@ -99,8 +91,8 @@ void main() {
     for (int d = int(p.rank) - 1; d >= 0; --d) {
         uint c = rem % p.dims[d];
         rem /= p.dims[d];
-        ia += c * p.strideA[d];
-        ib += c * p.strideB[d];
+        ia += c * p.stride[0][d];
+        ib += c * p.stride[1][d];
     }
     y[idx] = T(apply(ACC(a[ia]), ACC(b[ib])));
 }

@@ -6,16 +6,11 @@
 // the low word of a small negative int64 is the same negative int32), so no shaderInt64.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IDX64 = 1;
+#include "gather.glsl"  // push constants, specialization constants: shaders/kernels/gather.toml
 
 layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
 layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
 layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
-
-layout(push_constant) uniform Params {
-    uint count, nIdx, inner, axisLen;
-} p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -5,18 +5,11 @@
 // through its low word).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IDX64 = 1;
+#include "gather_elements.glsl"  // push constants, specialization constants: shaders/kernels/gather_elements.toml
 
 layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
 layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
 layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank, axis, words, axisLen;
-    uint dims[6];     // the indices' (= the output's) shape
-    uint xStride[6];  // the data's strides, in elements
-} p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

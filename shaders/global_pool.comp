@@ -3,16 +3,10 @@
 // contiguous (NCHW) or C apart (p.nhwc: a channels-last conv output, ops/conv/layout.h).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IS_MAX = 0;
+#include "global_pool.glsl"  // push constants, specialization constants: shaders/kernels/global_pool.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint NC, HW;
-    uint C, nhwc;
-} p;
 
 shared float partial[gl_WorkGroupSize.x];
 

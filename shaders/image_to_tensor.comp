@@ -3,6 +3,7 @@
 // tensor[c] = (pixel[c] - mean[c]) * scale[c]. Variants: SAMPLED (combined image sampler,
 // any format), or a storage image of FORMAT rgba8 / rgba16f.
 #include "common.glsl"
+#include "image_to_tensor.glsl"  // push constants: shaders/kernels/image_to_tensor.toml
 
 layout(std430, binding = 0) writeonly buffer Out { float t[]; };
 #ifdef SAMPLED
@@ -10,12 +11,6 @@ layout(binding = 1) uniform sampler2D src;
 #else
 layout(binding = 1, FORMAT) readonly uniform image2D src;
 #endif
-
-layout(push_constant) uniform Params {
-    uint W, H, C;
-    vec4 mean;
-    vec4 scale;
-} p;
 
 void main() {
     uvec2 xy = gl_GlobalInvocationID.xy;

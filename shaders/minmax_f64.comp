@@ -3,19 +3,11 @@
 // (low, high) word pairs ordered through a key that makes IEEE order unsigned integer order
 // (flip every bit of a negative value, only the sign bit of a positive one). NaN propagates.
 #include "common.glsl"
-
-layout(constant_id = 6) const uint IS_MIN = 0;
+#include "minmax_f64.glsl"  // push constants (binary's block), specialization constants: shaders/kernels/minmax_f64.toml
 
 layout(std430, binding = 0) writeonly buffer Out { uvec2 y[]; };
 layout(std430, binding = 1) readonly buffer A { uvec2 a[]; };
 layout(std430, binding = 2) readonly buffer B { uvec2 b[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint strideA[6];
-    uint strideB[6];
-} p;
 
 uvec2 orderKey(uvec2 v) { return (v.y & 0x80000000u) != 0u ? ~v : uvec2(v.x, v.y ^ 0x80000000u); }
 
@@ -33,8 +25,8 @@ void main() {
     for (int d = int(p.rank) - 1; d >= 0; --d) {
         uint c = rem % p.dims[d];
         rem /= p.dims[d];
-        ia += c * p.strideA[d];
-        ib += c * p.strideB[d];
+        ia += c * p.stride[0][d];
+        ib += c * p.stride[1][d];
     }
     uvec2 u = a[ia], v = b[ib];
     if (isNaN64(u) || isNaN64(v)) {

@@ -7,10 +7,7 @@
 // writes each row's mean and 1/sqrt(var + eps).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint INSTANCE = 0;
-layout(constant_id = 7) const uint PER_THREAD = 0;
-layout(constant_id = 8) const uint HAS_BIAS = 1;
+#include "norm.glsl"  // push constants, specialization constants: shaders/kernels/norm.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
@@ -20,11 +17,6 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) writeonly buffer MeanOut { T meanOut[]; };
 layout(std430, binding = 5) writeonly buffer InvStdOut { T invStdOut[]; };
 #endif
-
-layout(push_constant) uniform Params {
-    uint rows, len, C;
-    float epsilon;
-} p;
 
 shared float partial[gl_WorkGroupSize.x];
 

@@ -5,20 +5,10 @@
 // elements travel as `words` = 2 words (the constant as valueLo/valueHi).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint MODE = 0;
+#include "pad.glsl"  // push constants, specialization constants: shaders/kernels/pad.toml
 
 layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
 layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank, words, valueLo;
-    uint outDims[6];
-    uint inDims[6];
-    int begin[6];
-    uint inStride[6];
-    uint valueHi;
-} p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -2,19 +2,10 @@
 // MaxPool / AveragePool over NCHW, one output element per invocation.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IS_MAX = 1;
-layout(constant_id = 7) const uint COUNT_INCLUDE_PAD = 0;
+#include "pool2d.glsl"  // push constants, specialization constants: shaders/kernels/pool2d.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint NC, H, W, OH;
-    uint OW, KH, KW, SH;
-    uint SW, padH, padW, DH;
-    uint DW, padBottom, padRight;
-} p;
 
 void main() {
     // ops::grid1d spills past 65535 workgroups into y: fold it back (without this, outputs

@@ -6,25 +6,13 @@
 // for storage_order = 1, padding not counted; variant WITH_INDICES).
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IS_MAX = 1;
-layout(constant_id = 7) const uint COUNT_INCLUDE_PAD = 0;
-layout(constant_id = 8) const uint STORAGE_ORDER = 0;
+#include "pool_nd.glsl"  // push constants, specialization constants: shaders/kernels/pool_nd.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 #ifdef WITH_INDICES
 layout(std430, binding = 2) writeonly buffer Indices { uint ind[]; };
 #endif
-
-layout(push_constant) uniform Params {
-    uint NC, D, H, W;
-    uint OD, OH, OW, KD;
-    uint KH, KW, SD, SH;
-    uint SW, DD, DH, DW;
-    uint padD, padH, padW, endD;  // begin pads, and the padded extents' ends (for
-    uint endH, endW;              // count_include_pad: the ceil-mode overhang does not count)
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

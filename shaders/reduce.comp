@@ -6,20 +6,10 @@
 // Float types accumulate in float.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint OP = 0;  // ops::ReduceOp in src/ops/reduce.cpp
-layout(constant_id = 7) const uint PER_THREAD = 0;
+#include "reduce.glsl"  // push constants, specialization constants: shaders/kernels/reduce.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint outCount, redCount, keptRank, redRank;
-    uint keptDims[6];
-    uint keptStride[6];
-    uint redDims[6];
-    uint redStride[6];
-} p;
 
 const uint SUM = 0, MEAN = 1, MAX = 2, MIN = 3, PROD = 4, SUM_SQUARE = 5, L1 = 6, L2 = 7, LOG_SUM = 8, LOG_SUM_EXP = 9;
 

@@ -3,19 +3,10 @@
 // bilinear, with the ONNX coordinate transformation modes.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint LINEAR = 0;
-layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode
-layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
+#include "resize.glsl"  // push constants, specialization constants: shaders/kernels/resize.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint NC, IH, IW, OH;
-    uint OW;
-    float scaleH, scaleW;
-} p;
 
 float sourceCoord(uint o, float scale, uint inLen, uint outLen) {
     float xo = float(o);

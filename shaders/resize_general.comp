@@ -6,22 +6,10 @@
 // taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint MODE = 0;          // 0 nearest, 1 linear, 2 cubic
-layout(constant_id = 7) const uint COORD_MODE = 0;    // ops::CoordMode (5 = tf_crop_and_resize)
-layout(constant_id = 8) const uint NEAREST_MODE = 0;  // ops::NearestMode
-layout(constant_id = 9) const uint EXCLUDE_OUTSIDE = 0;
+#include "resize_general.glsl"  // push constants, specialization constants: shaders/kernels/resize_general.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint NC, IH, IW, OH;
-    uint OW;
-    float scaleH, scaleW, lenH;   // lenH/lenW: the resized length as a real number
-    float lenW, roiH0, roiH1, roiW0;
-    float roiW1, cubicA, extrapolation;
-} p;
 
 // Source coordinate; `outside` is set for tf_crop_and_resize beyond the input.
 float sourceCoord(uint o, float scale, uint inLen, float len, float r0, float r1, inout bool outside) {

@@ -6,22 +6,12 @@
 // small updates exported graphs scatter.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint IDX64 = 1;
-layout(constant_id = 7) const uint REDUCTION = 0;  // 0 none, 1 add, 2 mul, 3 max, 4 min
+#include "scatter_nd.glsl"  // push constants, specialization constants: shaders/kernels/scatter_nd.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer Data { T x[]; };
 layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
 layout(std430, binding = 3) readonly buffer Upd { T upd[]; };
-
-layout(push_constant) uniform Params {
-    uint count;   // output elements
-    uint tuples;  // index tuples
-    uint k;       // elements per tuple
-    uint slice;   // elements per selected slice: product of data.shape[k:]
-    uint dims[6]; // data.shape[:k]
-} p;
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;

@@ -5,16 +5,10 @@
 // tree reductions for the max and the sum.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint LOG = 0;
-layout(constant_id = 7) const uint PER_THREAD = 0;
+#include "softmax.glsl"  // push constants, specialization constants: shaders/kernels/softmax.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint rows, axis, inner;
-} p;
 
 shared float partial[gl_WorkGroupSize.x];
 

@@ -5,8 +5,7 @@
 // RGB. FORMAT is rgba8 or
 // rgba16f, or absent (shaderStorageImageWriteWithoutFormat: any storage format, BGRA8 too).
 #include "common.glsl"
-
-layout(constant_id = 6) const uint CLAMP_UNORM = 1;
+#include "tensor_to_image.glsl"  // push constants, specialization constants: shaders/kernels/tensor_to_image.toml
 
 #ifdef FORMAT
 layout(binding = 0, FORMAT) writeonly uniform image2D dst;
@@ -14,12 +13,6 @@ layout(binding = 0, FORMAT) writeonly uniform image2D dst;
 layout(binding = 0) writeonly uniform image2D dst;
 #endif
 layout(std430, binding = 1) readonly buffer In { float t[]; };
-
-layout(push_constant) uniform Params {
-    uint W, H, C;
-    vec4 scale;
-    vec4 bias;
-} p;
 
 void main() {
     uvec2 xy = gl_GlobalInvocationID.xy;

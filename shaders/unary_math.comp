@@ -4,18 +4,10 @@
 // Integer variants serve Neg, Abs and Sign.
 #include "common.glsl"
 #include "types.glsl"
-
-layout(constant_id = 6) const uint OP = 0;  // ops::UnaryOp in src/ops/unary.cpp
-layout(constant_id = 7) const float ALPHA = 0.0;
-layout(constant_id = 8) const float BETA = 0.0;
-layout(constant_id = 9) const float GAMMA = 0.0;
+#include "unary_math.glsl"  // push constants, specialization constants: shaders/kernels/unary_math.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-
-layout(push_constant) uniform Params {
-    uint count;
-} p;
 
 #if T_IS_FLOAT
 // erf with ~1 ulp error in float arithmetic (N. Juffa's minimax fit): GLSL has no erf, and

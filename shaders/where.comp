@@ -3,19 +3,12 @@
 // differ only in element size (ELEM: uint8_t, uint16_t, uint, uvec2 for 8-byte elements).
 #include "common.glsl"
 #include "types.glsl"
+#include "where.glsl"  // push constants: shaders/kernels/where.toml
 
 layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
 layout(std430, binding = 1) readonly buffer Cond { uint8_t c[]; };
 layout(std430, binding = 2) readonly buffer X { ELEM x[]; };
 layout(std430, binding = 3) readonly buffer Y { ELEM z[]; };
-
-layout(push_constant) uniform Params {
-    uint count, rank;
-    uint dims[6];
-    uint strideC[6];
-    uint strideX[6];
-    uint strideY[6];
-} p;
 
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -24,9 +17,9 @@ void main() {
     for (int d = int(p.rank) - 1; d >= 0; --d) {
         uint k = rem % p.dims[d];
         rem /= p.dims[d];
-        ic += k * p.strideC[d];
-        ix += k * p.strideX[d];
-        iy += k * p.strideY[d];
+        ic += k * p.stride[0][d];
+        ix += k * p.stride[1][d];
+        iy += k * p.stride[2][d];
     }
     y[idx] = c[ic] != uint8_t(0) ? x[ix] : z[iy];
 }

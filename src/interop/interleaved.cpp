@@ -84,13 +84,6 @@ size_t indexOf(const std::vector<TensorDesc>& descs, const std::string& name, co
     fail(ErrorCode::InvalidArgument, "the model has no {} named '{}' (its {}s: {})", what, name, what, names);
 }
 
-struct BridgePush {
-    uint32_t W, H, C, pad;
-    float a[4];  // mean (input) or scale (output)
-    float b[4];  // scale (input) or bias (output)
-};
-static_assert(sizeof(BridgePush) == 48, "matches the std430 push-constant block of the bridge shaders");
-
 // A descriptor set of the slot's bridge pool for `key`, with the layout of `pipeline`.
 VkDescriptorSet bridgeSet(detail::ContextImpl& ctx, FrameSlot& slot, const std::string& key, const vk::Pipeline& pipeline) {
     auto it = slot.bridgeSets.find(key);
@@ -116,10 +109,13 @@ VkDescriptorSet bridgeSet(detail::ContextImpl& ctx, FrameSlot& slot, const std::
     return set;
 }
 
-// Binds `set` with (tensor buffer at `tensorBinding`, image at the other binding) and dispatches.
+// Binds `set` with (tensor buffer at `tensorBinding`, image at the other binding) and dispatches
+// 16 x 16 invocations per workgroup over push.W x push.H; `push` is the kernel's block
+// (kernels::image_to_tensor::Push or kernels::tensor_to_image::Push).
+template <class Push>
 void dispatchBridge(VkCommandBuffer cmd, detail::ContextImpl& ctx, const vk::Pipeline& p, VkDescriptorSet set,
                     uint32_t tensorBinding, VkBuffer tensor, VkDeviceSize tensorBytes, VkDescriptorType imageType,
-                    VkImageView view, VkImageLayout layout, const BridgePush& push) {
+                    VkImageView view, VkImageLayout layout, const Push& push) {
     VkDescriptorBufferInfo bi{tensor, 0, std::max<VkDeviceSize>(tensorBytes, 4)};
     VkDescriptorImageInfo ii{VK_NULL_HANDLE, view, layout};
     VkWriteDescriptorSet w[2] = {{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}, {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET}};
@@ -315,9 +311,12 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                 sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
             vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, imageType}, {16, 16, 1}, {});
             const auto& shape = cp.graph.values[cp.graph.inputs[i].value].shape;
-            BridgePush push{in.image.width, in.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
-            std::copy(in.mean.begin(), in.mean.end(), push.a);
-            std::copy(in.scale.begin(), in.scale.end(), push.b);
+            kernels::image_to_tensor::Push push{};
+            push.W = in.image.width;
+            push.H = in.image.height;
+            push.C = static_cast<uint32_t>(shape[1]);
+            std::copy(in.mean.begin(), in.mean.end(), push.mean);
+            std::copy(in.scale.begin(), in.scale.end(), push.scale);
             dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "in:" + name + ":" + std::string(kernels::kernelName(kernel)), p), 0, plan.buffer(slot, alloc),
                            static_cast<VkDeviceSize>(cp.allocations[alloc].size), imageType, in.image.view, readLayout,
                            push);
@@ -348,12 +347,18 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                 ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? To::none
                 : out.image.format == VK_FORMAT_R16G16B16A16_SFLOAT                  ? To::rgba16f
                                                                                      : To::rgba8);
+            // Specialization constants 3, 4, ...: no activation (3-5), then the kernel's own.
+            std::vector<uint32_t> spec(kernels::tensor_to_image::kClampUnorm - 2, 0);
+            spec[kernels::tensor_to_image::kClampUnorm - 3] = isUnorm(out.image.format) ? 1u : 0u;
             vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                                {16, 16, 1}, {0, 0, 0, isUnorm(out.image.format) ? 1u : 0u});
+                                                {16, 16, 1}, spec);
             const auto& shape = cp.graph.values[cp.graph.outputs[k]].shape;
-            BridgePush push{out.image.width, out.image.height, static_cast<uint32_t>(shape[1]), 0, {}, {}};
-            std::copy(out.scale.begin(), out.scale.end(), push.a);
-            std::copy(out.bias.begin(), out.bias.end(), push.b);
+            kernels::tensor_to_image::Push push{};
+            push.W = out.image.width;
+            push.H = out.image.height;
+            push.C = static_cast<uint32_t>(shape[1]);
+            std::copy(out.scale.begin(), out.scale.end(), push.scale);
+            std::copy(out.bias.begin(), out.bias.end(), push.bias);
             dispatchBridge(cmd, ctx, p, bridgeSet(ctx, slot, "out:" + name + ":" + std::string(kernels::kernelName(kernel)), p), 1, plan.buffer(slot, alloc),
                            static_cast<VkDeviceSize>(cp.allocations[alloc].size), VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                            out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <type_traits>
 #include <vector>
 
 #include "ops/node_checks.h"
@@ -60,20 +61,16 @@ void broadcastWalk(const Shape& out, const std::array<Shape, N>& ins, F&& f) {
     }
 }
 
-// Push constants of the broadcasting kernels (binary.comp, eltwise.comp, compare.comp:
-// N = 2; where.comp: N = 3): the output index space collapsed to at most 6 dims, and each
-// operand's stride per dim (0 where it broadcasts).
-template <size_t N>
-struct BroadcastParams {
-    uint32_t count, rank;
-    uint32_t dims[6];
-    uint32_t stride[N][6];
-};
-
-// Fills BroadcastParams for operands of shapes `ins` read at every index of `out`; throws
-// Unsupported naming the node beyond 6 non-mergeable dims or 32-bit indexing.
-template <size_t N>
-BroadcastParams<N> broadcastParams(const Node& n, Shape out, const std::array<Shape, N>& ins) {
+// Push constants of the broadcasting kernels, their generated blocks (binary.comp's, which
+// eltwise.comp, compare.comp and minmax_f64.comp share: N = 2; where.comp's: N = 3; see
+// shaders/kernels/binary.toml and where.toml): the output index space collapsed to at most 6
+// dims, and each operand's stride per dim (0 where it broadcasts). Fills `Push` (a block with
+// count, rank, dims[6] and stride[N][6]) for operands of shapes `ins` read at every index of
+// `out`; throws Unsupported naming the node beyond 6 non-mergeable dims or 32-bit indexing.
+template <class Push, size_t N = std::extent_v<decltype(Push::stride), 0>>  // N: one stride row per operand
+Push broadcastPush(const Node& n, Shape out, const std::type_identity_t<std::array<Shape, N>>& ins) {
+    static_assert(std::extent_v<decltype(Push::dims)> == 6 && std::extent_v<decltype(Push::stride), 1> == 6,
+                  "the kernels walk up to 6 dimensions");
     int64_t count = elementCount(out);
     requireIndexable(n, count);
     std::array<std::vector<int64_t>, N + 1> st;
@@ -82,7 +79,7 @@ BroadcastParams<N> broadcastParams(const Node& n, Shape out, const std::array<Sh
     std::vector<std::vector<int64_t>*> ptrs;
     for (auto& s : st) ptrs.push_back(&s);
     if (!collapseDims(out, ptrs)) unsupported(n, "broadcast over more than 6 non-mergeable dimensions");
-    BroadcastParams<N> p{};
+    Push p{};
     p.count = u32(count);
     p.rank = u32(static_cast<int64_t>(out.size()));
     for (size_t i = 0; i < out.size(); ++i) {

@@ -110,9 +110,8 @@ void emitCastDispatch(LowerContext& ctx, const Node& n, int src, int dst, DataTy
     if (!kernel) unsupported(n, "no GPU kernel casts {} to {}", dataTypeName(from), dataTypeName(to));
     Dispatch& d = ctx.emit(*kernel);
     setActivation(d, graph::Activation{});
-    struct {
-        uint32_t count;
-    } p{u32(count)};
+    kernels::cast::Push p{};
+    p.count = u32(count);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(dst), readOf(src)};

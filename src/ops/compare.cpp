@@ -75,10 +75,11 @@ void evalCompare(const Node& n, std::span<const Tensor* const> in, std::span<Ten
 }
 
 void emitCompare(LowerContext& ctx, const Node& n, CompareOp op, int a, int b) {
-    auto p = broadcastParams<2>(n, ctx.value(n.outputs[0]).shape, {ctx.value(a).shape, ctx.value(b).shape});
+    const auto p =
+        broadcastPush<kernels::compare::Push>(n, ctx.value(n.outputs[0]).shape, {ctx.value(a).shape, ctx.value(b).shape});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::compare::variant(ctx.value(a).dtype), "compare", ctx.value(a).dtype));
     setActivation(d, graph::Activation{});
-    d.spec.push_back(static_cast<uint32_t>(op));
+    d.setSpec(kernels::compare::kOp, static_cast<uint32_t>(op));
     d.setPush(p);
     setLaunch1d(d, p.count);
     d.bindings = {writeOf(n.outputs[0]), readOf(a), readOf(b)};
@@ -130,8 +131,8 @@ void lowerWhere(LowerContext& ctx, const Node& n) {
     if (es != 1 && es != 2 && es != 4 && es != 8) unsupported(n, "Where on {}-byte elements is not supported", es);
     const kernels::KernelId kernel =
         kernels::where::variant(es == 1 ? Elem::b8 : es == 2 ? Elem::b16 : es == 4 ? Elem::b32 : Elem::b64);
-    auto p = broadcastParams<3>(n, ctx.value(n.outputs[0]).shape,
-                                {ctx.value(n.inputs[0]).shape, x.shape, ctx.value(n.inputs[2]).shape});
+    const auto p = broadcastPush<kernels::where::Push>(n, ctx.value(n.outputs[0]).shape,
+                                                       {ctx.value(n.inputs[0]).shape, x.shape, ctx.value(n.inputs[2]).shape});
     Dispatch& d = ctx.emit(kernel);
     setActivation(d, graph::Activation{});
     d.setPush(p);

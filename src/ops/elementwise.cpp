@@ -151,7 +151,8 @@ void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, in
     bool f32 = !typedOnly && (type == DataType::Float32 || type == DataType::Float16) &&
                static_cast<uint32_t>(op) <= static_cast<uint32_t>(lastOp);
     if (!f32 && act.kind != graph::ActKind::None) unsupported(n, "a fused activation needs float32 arithmetic");
-    auto p = broadcastParams<2>(n, ctx.value(out).shape, {ctx.value(a).shape, ctx.value(b).shape});
+    // binary.comp's block, which eltwise.comp and minmax_f64.comp share (push_from).
+    const auto p = broadcastPush<kernels::binary::Push>(n, ctx.value(out).shape, {ctx.value(a).shape, ctx.value(b).shape});
     // float64 has no arithmetic without shaderFloat64 (not enabled); Max and Min are exact
     // on the bit patterns.
     bool f64 = type == DataType::Float64;
@@ -162,7 +163,9 @@ void emitBinary(LowerContext& ctx, const Node& n, BinaryOp op, DataType type, in
                            : f32 ? typedKernel(n, kernels::binary::variant(type), "binary", type)
                                  : typedKernel(n, kernels::eltwise::variant(type), "eltwise", type));
     setActivation(d, act);
-    d.spec.push_back(f64 ? (op == BinaryOp::Min ? 1u : 0u) : static_cast<uint32_t>(op));
+    if (f64) d.setSpec(kernels::minmax_f64::kIsMin, op == BinaryOp::Min ? 1u : 0u);
+    else if (f32) d.setSpec(kernels::binary::kOp, static_cast<uint32_t>(op));
+    else d.setSpec(kernels::eltwise::kOp, static_cast<uint32_t>(op));
     d.setPush(p);
     setLaunch1d(d, p.count);
     d.bindings = {writeOf(out), readOf(a), readOf(b)};
@@ -364,9 +367,8 @@ void lowerUnary(LowerContext& ctx, const Node& n) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::unary::variant(type), "unary", type));
     setActivation(d, a);
-    struct {
-        uint32_t count;
-    } p{static_cast<uint32_t>(count)};
+    kernels::unary::Push p{};
+    p.count = static_cast<uint32_t>(count);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};

@@ -30,18 +30,6 @@ void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread) {
                              : std::array<uint32_t, 3>{65535u, ceilDiv(rows, 65535), 1};
 }
 
-namespace {
-
-struct CopyParams {
-    uint32_t count, rank;
-    uint32_t dims[6];
-    uint32_t inStride[6];
-    uint32_t outStride[6];
-    uint32_t inOffset, outOffset;
-};
-
-}  // namespace
-
 // Copies the index space `dims` (strides and offsets in elements of `elemSize` bytes).
 void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
                      std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize) {
@@ -88,7 +76,7 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
         }
         return;
     }
-    CopyParams p{};
+    kernels::copy_strided::Push p{};
     p.count = static_cast<uint32_t>(count);
     p.rank = static_cast<uint32_t>(dims.size());
     for (size_t i = 0; i < dims.size(); ++i) {

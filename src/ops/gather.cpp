@@ -114,11 +114,12 @@ void lowerGather(LowerContext& ctx, const Node& n) {
     if (count == 0) return;
     requireIndexable(n, std::max(count, x.elementCount() * words));
     Dispatch& disp = ctx.emit(kernel);
-    disp.spec.resize(3, 0);
-    disp.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
-    struct {
-        uint32_t count, nIdx, inner, axisLen;
-    } p{u32(count), u32(d.nIdx), u32(d.inner * words), u32(d.axisLen)};
+    disp.setSpec(kernels::gather::kIdx64, ind.dtype == DataType::Int64 ? 1 : 0);
+    kernels::gather::Push p{};
+    p.count = u32(count);
+    p.nIdx = u32(d.nIdx);
+    p.inner = u32(d.inner * words);
+    p.axisLen = u32(d.axisLen);
     disp.setPush(p);
     setLaunch1d(disp, count);
     disp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
@@ -192,12 +193,8 @@ void lowerGatherElements(LowerContext& ctx, const Node& n) {
     if (count == 0) return;
     requireIndexable(n, std::max(count, x.elementCount()) * words);
     Dispatch& d = ctx.emit(kernel);
-    d.spec.resize(3, 0);
-    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
-    struct {
-        uint32_t count, rank, axis, words, axisLen;
-        uint32_t dims[6], xStride[6];
-    } p{};
+    d.setSpec(kernels::gather_elements::kIdx64, ind.dtype == DataType::Int64 ? 1 : 0);
+    kernels::gather_elements::Push p{};
     p.count = u32(count);
     p.rank = u32(rank);
     p.axis = u32(mergedAxis);
@@ -294,13 +291,9 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
     if (count == 0) return;
     requireIndexable(n, std::max(count, ind.elementCount()));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::scatter_elements::variant(x.dtype), "scatter_elements", x.dtype));
-    d.spec.resize(3, 0);
-    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
-    d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));
-    struct {
-        uint32_t count, rank, axis, pad0;
-        uint32_t dims[6], idxDims[6];
-    } p{};
+    d.setSpec(kernels::scatter_elements::kIdx64, ind.dtype == DataType::Int64 ? 1 : 0);
+    d.setSpec(kernels::scatter_elements::kReduction, static_cast<uint32_t>(reductionOf(n)));
+    kernels::scatter_elements::Push p{};
     p.count = u32(count);
     p.rank = u32(rank);
     p.axis = u32(normalizeAxis(n, n.attrInt("axis", 0), rank));
@@ -377,13 +370,9 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
     if (count == 0) return;
     requireIndexable(n, std::max({count, ind.elementCount() * 2, sd.tuples * sd.slice}));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::scatter_nd::variant(x.dtype), "scatter_nd", x.dtype));
-    d.spec.resize(3, 0);
-    d.spec.push_back(ind.dtype == DataType::Int64 ? 1 : 0);
-    d.spec.push_back(static_cast<uint32_t>(reductionOf(n)));
-    struct {
-        uint32_t count, tuples, k, slice;
-        uint32_t dims[6];
-    } p{};
+    d.setSpec(kernels::scatter_nd::kIdx64, ind.dtype == DataType::Int64 ? 1 : 0);
+    d.setSpec(kernels::scatter_nd::kReduction, static_cast<uint32_t>(reductionOf(n)));
+    kernels::scatter_nd::Push p{};
     p.count = u32(count);
     p.tuples = u32(sd.tuples);
     p.k = u32(sd.k);

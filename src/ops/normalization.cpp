@@ -147,13 +147,14 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     using kernels::norm::Stats;
     Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
-    d.spec.push_back(isLayer(n) ? 0 : 1);
-    d.spec.push_back(perThread ? 1 : 0);
-    d.spec.push_back(hasBias ? 1 : 0);
-    struct {
-        uint32_t rows, len, C;
-        float epsilon;
-    } p{u32(l.rows), u32(l.len), u32(l.C), n.attrFloat("epsilon", 1e-5f)};
+    d.setSpec(kernels::norm::kInstance, isLayer(n) ? 0 : 1);
+    d.setSpec(kernels::norm::kPerThread, perThread ? 1 : 0);
+    d.setSpec(kernels::norm::kHasBias, hasBias ? 1 : 0);
+    kernels::norm::Push p{};
+    p.rows = u32(l.rows);
+    p.len = u32(l.len);
+    p.C = u32(l.C);
+    p.epsilon = n.attrFloat("epsilon", 1e-5f);
     d.setPush(p);
     setRowLaunch(d, l.rows, l.len, perThread);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias)};
@@ -258,9 +259,10 @@ void lowerBatchNormFolded(LowerContext& ctx, const Node& n) {
     requireIndexable(n, count);
     Dispatch& d = ctx.emit(typedKernel(n, kernels::channel_affine::variant(type), "channel_affine", type));
     setActivation(d, n.activation);
-    struct {
-        uint32_t count, C, inner;
-    } p{u32(count), u32(l.C), u32(l.inner)};
+    kernels::channel_affine::Push p{};
+    p.count = u32(count);
+    p.C = u32(l.C);
+    p.inner = u32(l.inner);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(kScale), readOf(kShift)};
@@ -274,10 +276,11 @@ void emitBatchNorm(LowerContext& ctx, const Node& n, int mean, int var) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.inputs[2], mean, var, n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::batchnorm::variant(type), "batchnorm", type));
     setActivation(d, n.activation);
-    struct {
-        uint32_t count, C, inner;
-        float epsilon;
-    } p{u32(count), u32(l.C), u32(l.inner), n.attrFloat("epsilon", 1e-5f)};
+    kernels::batchnorm::Push p{};
+    p.count = u32(count);
+    p.C = u32(l.C);
+    p.inner = u32(l.inner);
+    p.epsilon = n.attrFloat("epsilon", 1e-5f);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2]), readOf(mean), readOf(var)};
@@ -296,10 +299,11 @@ void lowerBatchNormTraining(LowerContext& ctx, const Node& n) {
     int runMean = outputOrScratch(1, "_running_mean"), runVar = outputOrScratch(2, "_running_var");
     Dispatch& d = ctx.emit(typedKernel(n, kernels::batchnorm_stats::variant(type), "batchnorm_stats", type));
     setActivation(d, graph::Activation{});
-    struct {
-        uint32_t N, C, inner;
-        float momentum;
-    } p{u32(l.N), u32(l.C), u32(l.inner), n.attrFloat("momentum", 0.9f)};
+    kernels::batchnorm_stats::Push p{};
+    p.N = u32(l.N);
+    p.C = u32(l.C);
+    p.inner = u32(l.inner);
+    p.momentum = n.attrFloat("momentum", 0.9f);
     d.setPush(p);
     d.localSize = {128, 1, 1};
     d.groups = {u32(l.C), 1, 1};

@@ -166,15 +166,8 @@ void lowerPad(LowerContext& ctx, const Node& n) {
     requireIndexable(n, std::max(count, x.elementCount()) * words);
     using kernels::pad::Elem;
     Dispatch& d = ctx.emit(kernels::pad::variant(es == 1 ? Elem::b8 : es == 2 ? Elem::b16 : Elem::b32));
-    d.spec.resize(3, 0);
-    d.spec.push_back(static_cast<uint32_t>(s.mode));
-    struct {
-        uint32_t count, rank, words, valueLo;
-        uint32_t outDims[6], inDims[6];
-        int32_t begin[6];
-        uint32_t inStride[6];
-        uint32_t valueHi;
-    } p{};
+    d.setSpec(kernels::pad::kMode, static_cast<uint32_t>(s.mode));
+    kernels::pad::Push p{};
     p.count = u32(count);
     p.rank = u32(static_cast<int64_t>(in.size()));
     p.words = u32(words);

@@ -161,12 +161,24 @@ void evalPool(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
 void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax) {
     Dispatch& d = ctx.emit(typedKernel(n, kernels::pool2d::variant(ctx.value(n.inputs[0]).dtype), "pool2d", ctx.value(n.inputs[0]).dtype));
     setActivation(d, n.activation);
-    d.spec.push_back(isMax ? 1 : 0);
-    d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
-    struct {
-        uint32_t NC, H, W, OH, OW, KH, KW, SH, SW, padH, padW, DH, DW, padBottom, padRight;
-    } p{u32(g.NC), u32(g.H),    u32(g.W),    u32(g.OH), u32(g.OW), u32(g.KH),   u32(g.KW),  u32(g.SH),
-        u32(g.SW), u32(g.padT), u32(g.padL), u32(g.DH), u32(g.DW), u32(g.padB), u32(g.padR)};
+    d.setSpec(kernels::pool2d::kIsMax, isMax ? 1 : 0);
+    d.setSpec(kernels::pool2d::kCountIncludePad, n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
+    kernels::pool2d::Push p{};
+    p.NC = u32(g.NC);
+    p.H = u32(g.H);
+    p.W = u32(g.W);
+    p.OH = u32(g.OH);
+    p.OW = u32(g.OW);
+    p.KH = u32(g.KH);
+    p.KW = u32(g.KW);
+    p.SH = u32(g.SH);
+    p.SW = u32(g.SW);
+    p.padH = u32(g.padT);
+    p.padW = u32(g.padL);
+    p.DH = u32(g.DH);
+    p.DW = u32(g.DW);
+    p.padBottom = u32(g.padB);
+    p.padRight = u32(g.padR);
     d.setPush(p);
     setLaunch1d(d, g.NC * g.OH * g.OW, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
@@ -186,15 +198,32 @@ void lowerPool(LowerContext& ctx, const Node& n) {
         n, kernels::pool_nd::variant(indices ? kernels::pool_nd::Indices::idx : kernels::pool_nd::Indices::none, x.dtype),
         "pool_nd", x.dtype));
     setActivation(d, n.activation);
-    d.spec.push_back(IsMax ? 1 : 0);
-    d.spec.push_back(n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
-    d.spec.push_back(n.attrInt("storage_order", 0) != 0 ? 1 : 0);
-    struct {
-        uint32_t NC, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, DD, DH, DW;
-        uint32_t padD, padH, padW, endD, endH, endW;
-    } p{u32(g.NC), u32(g.D),  u32(g.H),  u32(g.W),  u32(g.OD),   u32(g.OH),   u32(g.OW),   u32(g.KD),
-        u32(g.KH), u32(g.KW), u32(g.SD), u32(g.SH), u32(g.SW),   u32(g.DD),   u32(g.DH),   u32(g.DW),
-        u32(g.padF), u32(g.padT), u32(g.padL), u32(g.D + g.padBk), u32(g.H + g.padB), u32(g.W + g.padR)};
+    d.setSpec(kernels::pool_nd::kIsMax, IsMax ? 1 : 0);
+    d.setSpec(kernels::pool_nd::kCountIncludePad, n.attrInt("count_include_pad", 0) != 0 ? 1 : 0);
+    d.setSpec(kernels::pool_nd::kStorageOrder, n.attrInt("storage_order", 0) != 0 ? 1 : 0);
+    kernels::pool_nd::Push p{};
+    p.NC = u32(g.NC);
+    p.D = u32(g.D);
+    p.H = u32(g.H);
+    p.W = u32(g.W);
+    p.OD = u32(g.OD);
+    p.OH = u32(g.OH);
+    p.OW = u32(g.OW);
+    p.KD = u32(g.KD);
+    p.KH = u32(g.KH);
+    p.KW = u32(g.KW);
+    p.SD = u32(g.SD);
+    p.SH = u32(g.SH);
+    p.SW = u32(g.SW);
+    p.DD = u32(g.DD);
+    p.DH = u32(g.DH);
+    p.DW = u32(g.DW);
+    p.padD = u32(g.padF);
+    p.padH = u32(g.padT);
+    p.padW = u32(g.padL);
+    p.endD = u32(g.D + g.padBk);
+    p.endH = u32(g.H + g.padB);
+    p.endW = u32(g.W + g.padR);
     d.setPush(p);
     setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
@@ -234,12 +263,14 @@ void lowerGlobalPool(LowerContext& ctx, const Node& n) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::global_pool::variant(type), "global_pool", type));
     setActivation(d, n.activation);
-    d.spec.push_back(IsMax ? 1 : 0);
+    d.setSpec(kernels::global_pool::kIsMax, IsMax ? 1 : 0);
     // Channels-last input (ops::chooseChannelsLast keeps a conv's output so for a global pool).
     const bool nhwc = ctx.channelsLast(n.inputs[0]);
-    struct {
-        uint32_t NC, HW, C, nhwc;
-    } p{static_cast<uint32_t>(nc), static_cast<uint32_t>(hw), static_cast<uint32_t>(s[1]), nhwc ? 1u : 0u};
+    kernels::global_pool::Push p{};
+    p.NC = static_cast<uint32_t>(nc);
+    p.HW = static_cast<uint32_t>(hw);
+    p.C = static_cast<uint32_t>(s[1]);
+    p.nhwc = nhwc ? 1u : 0u;
     d.setPush(p);
     d.localSize = {64, 1, 1};
     d.groups = nc <= 65535 ? std::array<uint32_t, 3>{static_cast<uint32_t>(nc), 1, 1}

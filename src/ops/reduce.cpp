@@ -200,14 +200,6 @@ void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tens
     out[0] = narrowFromFloat32(y, in[0]->dtype());
 }
 
-struct ReduceParams {
-    uint32_t outCount, redCount, keptRank, redRank;
-    uint32_t keptDims[6];
-    uint32_t keptStride[6];
-    uint32_t redDims[6];
-    uint32_t redStride[6];
-};
-
 void lowerReduce(LowerContext& ctx, const Node& n) {
     const auto& xv = ctx.value(n.inputs[0]);
     auto axesInput = axesInputOf(ctx.graph(), n);
@@ -230,7 +222,7 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
     auto outStride = contiguousStrides(l.kept);
     if (!collapseDims(l.kept, {&l.keptStride, &outStride}) || !collapseDims(l.red, {&l.redStride}))
         unsupported(n, "reduction over more than 6 non-mergeable dimensions");
-    ReduceParams p{};
+    kernels::reduce::Push p{};
     p.outCount = u32(outCount);
     p.redCount = u32(redCount);
     p.keptRank = u32(static_cast<int64_t>(l.kept.size()));
@@ -246,8 +238,8 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
     bool perThread = rowPerThread(outCount, redCount);
     Dispatch& d = ctx.emit(typedKernel(n, kernels::reduce::variant(xv.dtype), "reduce", xv.dtype));
     setActivation(d, graph::Activation{});
-    d.spec.push_back(static_cast<uint32_t>(op));
-    d.spec.push_back(perThread ? 1 : 0);
+    d.setSpec(kernels::reduce::kOp, static_cast<uint32_t>(op));
+    d.setSpec(kernels::reduce::kPerThread, perThread ? 1 : 0);
     d.setPush(p);
     setRowLaunch(d, outCount, redCount, perThread);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
@@ -306,11 +298,12 @@ void lowerArg(LowerContext& ctx, const Node& n) {
     requireIndexable(n, xv.elementCount());
     Dispatch& d = ctx.emit(typedKernel(n, kernels::argreduce::variant(xv.dtype), "argreduce", xv.dtype));
     setActivation(d, graph::Activation{});
-    d.spec.push_back(n.opType == "ArgMin" ? 1 : 0);
-    d.spec.push_back(n.attrInt("select_last_index", 0) != 0 ? 1 : 0);
-    struct {
-        uint32_t count, axis, inner;
-    } p{u32(count), u32(l.axis), u32(l.inner)};
+    d.setSpec(kernels::argreduce::kIsMin, n.opType == "ArgMin" ? 1 : 0);
+    d.setSpec(kernels::argreduce::kLastIndex, n.attrInt("select_last_index", 0) != 0 ? 1 : 0);
+    kernels::argreduce::Push p{};
+    p.count = u32(count);
+    p.axis = u32(l.axis);
+    p.inner = u32(l.inner);
     d.setPush(p);
     setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};

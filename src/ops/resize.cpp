@@ -288,28 +288,26 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize_general::variant(type), "resize_general", type));
     setActivation(d, n.activation);
-    d.spec.push_back(s.cubic ? 2 : s.linear ? 1 : 0);
-    d.spec.push_back(static_cast<uint32_t>(s.coord));
-    d.spec.push_back(static_cast<uint32_t>(s.nearest));
-    d.spec.push_back(s.excludeOutside ? 1 : 0);
-    struct {
-        uint32_t NC, IH, IW, OH, OW;
-        float scaleH, scaleW, lenH, lenW, roiH0, roiH1, roiW0, roiW1, cubicA, extrapolation;
-    } p{u32(count / std::max<int64_t>(s.out[r - 2] * s.out[r - 1], 1)),
-        u32(in[r - 2]),
-        u32(in[r - 1]),
-        u32(s.out[r - 2]),
-        u32(s.out[r - 1]),
-        s.scaleH,
-        s.scaleW,
-        s.lenH,
-        s.lenW,
-        s.roiH0,
-        s.roiH1,
-        s.roiW0,
-        s.roiW1,
-        s.cubicA,
-        s.extrapolation};
+    d.setSpec(kernels::resize_general::kMode, s.cubic ? 2 : s.linear ? 1 : 0);
+    d.setSpec(kernels::resize_general::kCoordMode, static_cast<uint32_t>(s.coord));
+    d.setSpec(kernels::resize_general::kNearestMode, static_cast<uint32_t>(s.nearest));
+    d.setSpec(kernels::resize_general::kExcludeOutside, s.excludeOutside ? 1 : 0);
+    kernels::resize_general::Push p{};
+    p.NC = u32(count / std::max<int64_t>(s.out[r - 2] * s.out[r - 1], 1));
+    p.IH = u32(in[r - 2]);
+    p.IW = u32(in[r - 1]);
+    p.OH = u32(s.out[r - 2]);
+    p.OW = u32(s.out[r - 1]);
+    p.scaleH = s.scaleH;
+    p.scaleW = s.scaleW;
+    p.lenH = s.lenH;
+    p.lenW = s.lenW;
+    p.roiH0 = s.roiH0;
+    p.roiH1 = s.roiH1;
+    p.roiW0 = s.roiW0;
+    p.roiW1 = s.roiW1;
+    p.cubicA = s.cubicA;
+    p.extrapolation = s.extrapolation;
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
@@ -356,19 +354,17 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize::variant(type), "resize", type));
     setActivation(d, n.activation);
-    d.spec.push_back(s.linear ? 1 : 0);
-    d.spec.push_back(static_cast<uint32_t>(s.coord));
-    d.spec.push_back(static_cast<uint32_t>(s.nearest));
-    struct {
-        uint32_t NC, IH, IW, OH, OW;
-        float scaleH, scaleW;
-    } p{static_cast<uint32_t>(count / std::max<int64_t>(OH * OW, 1)),
-        static_cast<uint32_t>(IH),
-        static_cast<uint32_t>(IW),
-        static_cast<uint32_t>(OH),
-        static_cast<uint32_t>(OW),
-        s.scaleH,
-        s.scaleW};
+    d.setSpec(kernels::resize::kLinear, s.linear ? 1 : 0);
+    d.setSpec(kernels::resize::kCoordMode, static_cast<uint32_t>(s.coord));
+    d.setSpec(kernels::resize::kNearestMode, static_cast<uint32_t>(s.nearest));
+    kernels::resize::Push p{};
+    p.NC = static_cast<uint32_t>(count / std::max<int64_t>(OH * OW, 1));
+    p.IH = static_cast<uint32_t>(IH);
+    p.IW = static_cast<uint32_t>(IW);
+    p.OH = static_cast<uint32_t>(OH);
+    p.OW = static_cast<uint32_t>(OW);
+    p.scaleH = s.scaleH;
+    p.scaleW = s.scaleW;
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};

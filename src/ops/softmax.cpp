@@ -74,11 +74,12 @@ void lowerSoftmax(LowerContext& ctx, const Node& n) {
     bool perThread = rowPerThread(rows, l.axis);
     Dispatch& d = ctx.emit(typedKernel(n, kernels::softmax::variant(xv.dtype), "softmax", xv.dtype));
     setActivation(d, graph::Activation{});
-    d.spec.push_back(n.opType == "LogSoftmax" ? 1 : 0);
-    d.spec.push_back(perThread ? 1 : 0);
-    struct {
-        uint32_t rows, axis, inner;
-    } p{u32(rows), u32(l.axis), u32(l.inner)};
+    d.setSpec(kernels::softmax::kLog, n.opType == "LogSoftmax" ? 1 : 0);
+    d.setSpec(kernels::softmax::kPerThread, perThread ? 1 : 0);
+    kernels::softmax::Push p{};
+    p.rows = u32(rows);
+    p.axis = u32(l.axis);
+    p.inner = u32(l.inner);
     d.setPush(p);
     setRowLaunch(d, rows, l.axis, perThread);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};

@@ -2,6 +2,7 @@
 // (Relu, Sigmoid, Tanh, LeakyRelu and Clip are activations: elementwise.cpp.) One kernel,
 // shaders/unary_math.comp, with the op and its attributes as specialization constants.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "kernels/families/unary_math.h"
@@ -167,13 +168,12 @@ void lowerUnaryMath(LowerContext& ctx, const Node& n) {
     requireIndexable(n, count);
     Dispatch& d = ctx.emit(typedKernel(n, kernels::unary_math::variant(x.dtype), "unary_math", x.dtype));
     setActivation(d, graph::Activation{});
-    d.spec.push_back(static_cast<uint32_t>(info.op));
-    d.addSpecFloat(a.alpha);
-    d.addSpecFloat(a.beta);
-    d.addSpecFloat(a.gamma);
-    struct {
-        uint32_t count;
-    } p{u32(count)};
+    d.setSpec(kernels::unary_math::kOp, static_cast<uint32_t>(info.op));
+    d.setSpec(kernels::unary_math::kAlpha, std::bit_cast<uint32_t>(a.alpha));
+    d.setSpec(kernels::unary_math::kBeta, std::bit_cast<uint32_t>(a.beta));
+    d.setSpec(kernels::unary_math::kGamma, std::bit_cast<uint32_t>(a.gamma));
+    kernels::unary_math::Push p{};
+    p.count = u32(count);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};

@@ -186,9 +186,8 @@ Command commandOf(const Graph& g, const Aliases& al, const ops::Dispatch& d) {
 void emitCopy(ops::LowerContext& ctx, int src, int dst) {
     ops::Dispatch& d = ctx.emit(kernels::copy_words::variant());
     int64_t words = (ctx.value(src).byteSize() + 3) / 4;
-    struct {
-        uint32_t count;
-    } pc{static_cast<uint32_t>(words)};
+    kernels::copy_words::Push pc{};
+    pc.count = static_cast<uint32_t>(words);
     d.setPush(pc);
     d.groups = ops::grid1d(words, 256);
     d.localSize = {256, 1, 1};

@@ -156,17 +156,29 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
     if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::conv_transpose::variant(type), "conv_transpose", type));
     setActivation(d, n.activation);
-    struct {
-        uint32_t count, C, M, groups;
-        uint32_t D, H, W, OD;
-        uint32_t OH, OW, KD, KH;
-        uint32_t KW, SD, SH, SW;
-        uint32_t DD, DH, DW, padD;
-        uint32_t padH, padW;
-    } p{u32(count),   u32(g.C),           u32(g.M),           u32(g.groups),     u32(g.in[0]), u32(g.in[1]),
-        u32(g.in[2]), u32(g.out[0]),      u32(g.out[1]),      u32(g.out[2]),     u32(g.k[0]),  u32(g.k[1]),
-        u32(g.k[2]),  u32(g.s[0]),        u32(g.s[1]),        u32(g.s[2]),       u32(g.d[0]),  u32(g.d[1]),
-        u32(g.d[2]),  u32(g.padBegin[0]), u32(g.padBegin[1]), u32(g.padBegin[2])};
+    kernels::conv_transpose::Push p{};
+    p.count = u32(count);
+    p.C = u32(g.C);
+    p.M = u32(g.M);
+    p.groups = u32(g.groups);
+    p.D = u32(g.in[0]);
+    p.H = u32(g.in[1]);
+    p.W = u32(g.in[2]);
+    p.OD = u32(g.out[0]);
+    p.OH = u32(g.out[1]);
+    p.OW = u32(g.out[2]);
+    p.KD = u32(g.k[0]);
+    p.KH = u32(g.k[1]);
+    p.KW = u32(g.k[2]);
+    p.SD = u32(g.s[0]);
+    p.SH = u32(g.s[1]);
+    p.SW = u32(g.s[2]);
+    p.DD = u32(g.d[0]);
+    p.DH = u32(g.d[1]);
+    p.DW = u32(g.d[2]);
+    p.padD = u32(g.padBegin[0]);
+    p.padH = u32(g.padBegin[1]);
+    p.padW = u32(g.padBegin[2]);
     d.setPush(p);
     setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
