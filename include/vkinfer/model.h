@@ -27,6 +27,10 @@ struct TensorDesc {
     // False when the model declares no shape for an input at all (any rank is accepted and
     // the shape must be given).
     bool rankKnown = true;
+    // An input with a default value (ONNX IR 4 and later: a graph input that also has an
+    // initializer). A run may leave it out; it then takes Model::defaultInput(name). Always
+    // false for outputs.
+    bool hasDefault = false;
     bool isDynamic() const;
 };
 
@@ -52,7 +56,9 @@ struct ModelInfo {
     std::string docString;
     int64_t opset = 0;  // of the default domain
     std::vector<std::pair<std::string, int64_t>> opsetImports;  // (domain, version) as declared
-    // Declared inputs (initializers excluded) and outputs, fixed and symbolic dims alike.
+    // Declared inputs and outputs, fixed and symbolic dims alike. Inputs with a default
+    // (IR 4+: an initializer of the same name) are listed with hasDefault; IR 3's inputs that
+    // are initializers are weights and not listed.
     // Non-tensor values (sequences, maps) have rankKnown false and are listed as unsupported.
     std::vector<TensorDesc> inputs, outputs;
     size_t nodeCount = 0;          // nodes of the main graph, Constant included
@@ -121,8 +127,21 @@ public:
     size_t nodeCount() const;
     const std::string& label() const;
 
-    // Shapes of all inputs, from `given` and the declared static dims; fails naming the
-    // input and dimension that is still unknown, or an unknown input name.
+    // The default of an input with TensorDesc::hasDefault (its initializer), or null for an
+    // input without one or a name that is not an input. Valid while the Model (or a copy of
+    // it) lives.
+    //
+    // A run that leaves the input out plans it as the constant it is (folded and uploaded
+    // with the weights, as if it were a plain initializer: a model exported with every
+    // weight as an input still runs at full speed); a run that gives it treats it as any
+    // other input (a plan of its own, compiled at first use). IR 3 and older list every
+    // initializer among the inputs by convention: there they are constants, not inputs (as
+    // ONNX Runtime takes them).
+    const Tensor* defaultInput(const std::string& name) const;
+
+    // Shapes of all inputs, from `given`, the defaults' shapes (inputs with a default) and
+    // the declared static dims; fails naming the input and dimension that is still unknown,
+    // or an unknown input name.
     Result<InputShapes> resolveShapes(const InputShapes& given) const;
 
     std::shared_ptr<const detail::ModelData> data() const { return data_; }

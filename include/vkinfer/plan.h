@@ -106,7 +106,8 @@ struct PlanSummary {
 };
 
 // Compiles the plan for the given input shapes (see Model::resolveShapes) and returns it as
-// JSON (format in docs/CLI.md) and/or a summary.
+// JSON (format in docs/CLI.md) and/or a summary. Inputs with a default that `shapes` does not
+// name are planned with their defaults as constants (as a run that leaves them out).
 Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});
 // A listing for people: one line per dispatch with its wave, and each barrier with its hazards.
 Result<std::string> planText(const Model& model, const InputShapes& shapes, const PlanOptions& options = {});

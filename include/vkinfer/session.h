@@ -81,11 +81,16 @@ public:
     static Result<Session> create(const Context& context, const Model& model, const SessionOptions& options = {});
 
     // Compiles and allocates the plan for these shapes now rather than on the first run.
+    // An input with a default (TensorDesc::hasDefault) that `shapes` does not name is
+    // prepared as left out (planned with its default); naming it prepares the plan of a run
+    // that gives it.
     Status prepare(const InputShapes& shapes = {});
 
     // Runs the model. Every model input must be given, by name, with a matching data type,
     // except one whose memory the frame slot imported (interop.h importTensorMemory): that
-    // one is read in place and must be left out. Outputs come back in the model's output order.
+    // one is read in place and must be left out; and one with a default (TensorDesc::
+    // hasDefault), which may be left out to take it. Outputs come back in the model's output
+    // order.
     Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs, RunStats* stats = nullptr);
 
     // Asynchronous form of run(): copies the inputs into the next frame slot's staging,
@@ -112,7 +117,8 @@ public:
     Status stageInput(uint32_t frame, const NamedTensor& input);
     Result<std::vector<NamedTensor>> readOutputs(uint32_t frame);
 
-    // The plan this session uses for the given shapes (JSON, as planJson()).
+    // The plan this session uses for the given shapes (JSON, as planJson()); inputs with a
+    // default are taken as in prepare().
     Result<std::string> planJson(const InputShapes& shapes = {});
 
     const Model& model() const;

@@ -78,6 +78,9 @@ struct InputDecl {
     std::vector<int64_t> dims;
     std::vector<std::string> dimNames;
     bool rankKnown = true;  // false when the model declares no shape at all
+    // IR >= 4: an input that also has an initializer takes it as its default, used when the
+    // caller gives none (ONNX: the initializer is a default the caller may override).
+    std::optional<Tensor> defaultValue;
 };
 
 struct Graph {

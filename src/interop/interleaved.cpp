@@ -8,6 +8,7 @@
 #include "kernels/families/image_to_tensor.h"
 #include "kernels/families/tensor_to_image.h"
 #include "runtime/device_guard.h"
+#include "runtime/model_data.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
 #include "vk/names.h"
@@ -170,6 +171,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                         given.end());
             given.emplace_back(name, imageInputShape(d, in.image));
         }
+        std::vector<bool> defaulted(model.inputs().size());
         for (size_t i = 0; i < model.inputs().size(); ++i) {
             const TensorDesc& d = model.inputs()[i];
             if (isGiven(d.name)) continue;
@@ -185,6 +187,19 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                     continue;
                 }
             }
+            // Neither given nor staged: an input with a default takes it (planned as a constant),
+            // unless the host feeds it from its buffer or from memory this slot imported.
+            if (const Tensor* def = model.data()->defaultOf(i)) {
+                bool hostFed = std::any_of(io.bufferInputs.begin(), io.bufferInputs.end(),
+                                           [&](const auto& b) { return b.first == d.name; });
+                if (PreparedPlan* shared = s.sharedPlan(io.frame))
+                    hostFed = hostFed || shared->slot(io.frame).imported[shared->plan().inputAlloc(static_cast<int>(i))];
+                if (!hostFed) {
+                    defaulted[i] = true;
+                    given.emplace_back(d.name, def->shape());
+                    continue;
+                }
+            }
             bool dynamic = !d.rankKnown || std::any_of(d.shape.begin(), d.shape.end(), [](int64_t x) { return x < 0; });
             if (dynamic)
                 fail(ErrorCode::InvalidArgument,
@@ -192,7 +207,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                      "from an image (RecordIO::imageInputs), or stage a tensor for it (Session::stageInput)",
                      d.name, d.rankKnown ? shapeToString(d.shape) : std::string("rank unknown"));
         }
-        PreparedPlan& plan = s.planFor(unwrap(model.resolveShapes(given)));
+        PreparedPlan& plan = s.planFor(unwrap(model.resolveShapes(given)), nullptr, {}, defaulted);
         const plan::CompiledPlan& cp = plan.plan();
         FrameSlot& slot = plan.slot(io.frame);
         plan.waitIdle(slot);  // only the engine's own submissions; the host fences its own

@@ -104,9 +104,17 @@ std::vector<std::string> numberedFiles(const std::string& dir, const std::string
 std::vector<NamedTensor> loadSide(const std::string& dir, const std::string& prefix, const std::vector<TensorDesc>& descs,
                                   const char* what) {
     auto files = numberedFiles(dir, prefix);
-    if (files.size() != descs.size())
-        fail(ErrorCode::InvalidArgument, "'{}' holds {} {} files; the model has {} {}s", dir, files.size(), prefix + "*.pb",
-             descs.size(), what);
+    // Inputs with a default (TensorDesc::hasDefault) may be left out of a data set.
+    const size_t required = static_cast<size_t>(
+        std::count_if(descs.begin(), descs.end(), [](const TensorDesc& d) { return !d.hasDefault; }));
+    if (files.size() < required || files.size() > descs.size()) {
+        const std::string expected = required == descs.size()
+                                         ? fmt::format("{} {}s", descs.size(), what)
+                                         : fmt::format("{} {}s, {} of them with a default", descs.size(), what,
+                                                       descs.size() - required);
+        fail(ErrorCode::InvalidArgument, "'{}' holds {} {} files; the model has {}", dir, files.size(), prefix + "*.pb",
+             expected);
+    }
     std::vector<NamedTensor> out;
     for (size_t i = 0; i < files.size(); ++i) {
         std::string name;

@@ -152,11 +152,40 @@ Graph importOnnx(const void* data, size_t size, const std::string& label, const 
         g.values[id].constant = std::move(t);
     }
     for (const auto& in : gp.input()) {
-        if (initializerNames.count(in.name())) continue;  // IR < 4 lists initializers as inputs
         graph::InputDecl decl;
         decl.value = valueFor(in.name());
-        g.values[decl.value].dtype = DataType::Float32;
-        decl.rankKnown = readType(in, g.values[decl.value], &decl.dims, &decl.dimNames);
+        Value& v = g.values[decl.value];
+        if (initializerNames.count(in.name())) {
+            // IR < 4 lists every initializer as an input too, and they are constants (as ONNX
+            // Runtime takes them); from IR 4 on an initializer that is also an input is that
+            // input's default, which the caller may override.
+            if (model.ir_version() < 4) continue;
+            decl.defaultValue = std::move(*v.constant);
+            v.constant.reset();
+            const DataType initializerType = decl.defaultValue->dtype();
+            decl.rankKnown = readType(in, v, &decl.dims, &decl.dimNames);
+            if (v.dtype != initializerType)
+                fail(ErrorCode::ParseError, "{}: input '{}' is declared {} but its initializer (its default) is {}",
+                     label, in.name(), dataTypeName(v.dtype), dataTypeName(initializerType));
+            const auto& shape = decl.defaultValue->shape();
+            bool fits = !decl.rankKnown || decl.dims.size() == shape.size();
+            for (size_t i = 0; fits && decl.rankKnown && i < shape.size(); ++i)
+                fits = decl.dims[i] < 0 || decl.dims[i] == shape[i];
+            if (!fits)
+                fail(ErrorCode::ParseError,
+                     "{}: input '{}' is declared with shape {} but its initializer (its default) has shape {}", label,
+                     in.name(), shapeToString(decl.dims), shapeToString(shape));
+            if (!decl.rankKnown) {  // no declared shape: the default's
+                decl.rankKnown = true;
+                decl.dims = shape;
+                decl.dimNames.assign(shape.size(), "");
+            }
+            v.hasShape = false;
+            g.inputs.push_back(std::move(decl));
+            continue;
+        }
+        v.dtype = DataType::Float32;
+        decl.rankKnown = readType(in, v, &decl.dims, &decl.dimNames);
         g.inputs.push_back(std::move(decl));
     }
 

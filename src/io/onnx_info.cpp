@@ -133,9 +133,9 @@ ModelInfo inspectOnnx(const void* data, size_t size, const std::string& label, c
     info.graphName = g.name();
     if (g.node_size() == 0) info.unsupported.push_back({"", "", "the graph has no nodes"});
 
-    std::map<std::string, bool> initializers;
+    std::map<std::string, const onnx::TensorProto*> initializers;
     for (const auto& init : g.initializer()) {
-        initializers[init.name()] = true;
+        initializers[init.name()] = &init;
         addWeights(info, init);
         if (!representable(init.data_type()))
             info.unsupported.push_back({"", "", fmt::format("initializer '{}' has element type {}, which vkinfer does not "
@@ -148,8 +148,23 @@ ModelInfo inspectOnnx(const void* data, size_t size, const std::string& label, c
         info.unsupported.push_back({"", "", fmt::format("sparse initializer '{}' is not supported", sp.values().name())});
     }
     info.initializerCount += static_cast<size_t>(g.sparse_initializer_size());
-    for (const auto& in : g.input())
-        if (!initializers.count(in.name())) info.inputs.push_back(describeValue(in, "input", info));
+    // An input with an initializer is an input with a default from IR 4 on; before, IR 3
+    // listed every initializer among the inputs, so there it is a weight (as onnx_import.cpp).
+    for (const auto& in : g.input()) {
+        auto init = initializers.find(in.name());
+        if (init != initializers.end() && info.irVersion < 4) continue;
+        TensorDesc d = describeValue(in, "input", info);
+        if (init != initializers.end()) {
+            d.hasDefault = true;
+            if (!d.rankKnown) {
+                d.rankKnown = true;
+                d.shape.assign(init->second->dims().begin(), init->second->dims().end());
+                d.dimNames.assign(d.shape.size(), "");
+            }
+            if (d.dtype == DataType::Undefined) d.dtype = static_cast<DataType>(init->second->data_type());
+        }
+        info.inputs.push_back(std::move(d));
+    }
     for (const auto& out : g.output()) info.outputs.push_back(describeValue(out, "output", info));
 
     std::map<std::pair<std::string, std::string>, size_t> counts;

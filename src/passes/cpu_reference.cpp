@@ -14,8 +14,14 @@ std::vector<Tensor> runOnCpu(const graph::Graph& model, const std::vector<NamedT
     for (const auto& decl : g.inputs) {
         auto& v = g.values[decl.value];
         auto it = std::find_if(inputs.begin(), inputs.end(), [&](const NamedTensor& t) { return t.name == v.name; });
-        if (it == inputs.end()) fail(ErrorCode::InvalidArgument, "runOnCpu: input '{}' is missing", v.name);
-        v.constant = it->tensor;
+        if (it != inputs.end()) {
+            v.constant = it->tensor;
+        } else if (decl.defaultValue) {  // left out: its default
+            v.constant = *decl.defaultValue;
+            shapes.emplace_back(v.name, decl.defaultValue->shape());
+        } else {
+            fail(ErrorCode::InvalidArgument, "runOnCpu: input '{}' is missing", v.name);
+        }
     }
     graph::Graph folded = specialize(g, shapes);
     std::vector<Tensor> out;

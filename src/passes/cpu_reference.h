@@ -10,7 +10,8 @@
 
 namespace vkinfer::passes {
 
-// Outputs in graph output order. Throws Error naming the node that cannot run on the CPU.
+// Outputs in graph output order; inputs with a default may be left out. Throws Error naming
+// the node that cannot run on the CPU.
 std::vector<Tensor> runOnCpu(const graph::Graph& model, const std::vector<NamedTensor>& inputs);
 
 }  // namespace vkinfer::passes

@@ -309,7 +309,9 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
         int64_t bytes = g.values[v].byteSize();
         plan.allocations.push_back({"input:" + g.values[v].name, AllocKind::Input, alignUp(std::max<int64_t>(bytes, 1), 4),
                                     static_cast<int>(i), bytes});
-        rootLoc[v] = {plan.inputAlloc(static_cast<int>(i)), 0};
+        // An input planned by value (a default left out, or an input the plan is keyed by) is
+        // read from the weights like any constant: its buffer may never be written.
+        if (!g.values[v].constant) rootLoc[v] = {plan.inputAlloc(static_cast<int>(i)), 0};
     }
     for (size_t k = 0; k < g.outputs.size(); ++k) {
         int64_t off = 0;

@@ -34,7 +34,7 @@ std::shared_ptr<detail::ModelData> buildModel(const void* data, size_t size, con
     }
     for (const auto& in : m->graph.inputs) {
         const auto& v = m->graph.values[in.value];
-        m->inputs.push_back({v.name, v.dtype, in.dims, in.dimNames, in.rankKnown});
+        m->inputs.push_back({v.name, v.dtype, in.dims, in.dimNames, in.rankKnown, in.defaultValue.has_value()});
     }
     for (size_t k = 0; k < m->graph.outputs.size(); ++k) {
         const auto& v = m->graph.values[m->graph.outputs[k]];
@@ -120,6 +120,33 @@ Result<Model> Model::fromBytes(const void* data, size_t size, const std::string&
 }
 
 const std::vector<TensorDesc>& Model::inputs() const { return data_->inputs; }
+
+const Tensor* Model::defaultInput(const std::string& name) const {
+    for (size_t i = 0; i < data_->inputs.size(); ++i)
+        if (data_->inputs[i].name == name) return data_->defaultOf(i);
+    return nullptr;
+}
+
+namespace detail {
+
+std::vector<NamedTensor> defaultValues(const ModelData& model, const std::vector<bool>& leftOut) {
+    std::vector<NamedTensor> values;
+    for (size_t i = 0; i < leftOut.size() && i < model.inputs.size(); ++i)
+        if (const Tensor* d = leftOut[i] ? model.defaultOf(i) : nullptr) values.push_back({model.inputs[i].name, *d});
+    return values;
+}
+
+std::vector<bool> defaultedUnlessNamed(const ModelData& model, const InputShapes& given) {
+    std::vector<bool> defaulted(model.inputs.size());
+    for (size_t i = 0; i < defaulted.size(); ++i)
+        defaulted[i] = model.defaultOf(i) && std::none_of(given.begin(), given.end(), [&](const auto& g) {
+                           return g.first == model.inputs[i].name;
+                       });
+    return defaulted;
+}
+
+}  // namespace detail
+
 const std::vector<TensorDesc>& Model::outputs() const { return data_->outputs; }
 int64_t Model::opset() const { return data_->graph.opset; }
 size_t Model::nodeCount() const { return data_->nodeCount; }
@@ -151,6 +178,10 @@ Result<InputShapes> Model::resolveShapes(const InputShapes& given) const {
                              d.name, shapeToString(s), shapeToString(d.shape), i);
                 }
                 out.emplace_back(d.name, s);
+                continue;
+            }
+            if (const Tensor* value = data_->defaultOf(out.size())) {
+                out.emplace_back(d.name, value->shape());
                 continue;
             }
             if (!d.rankKnown)

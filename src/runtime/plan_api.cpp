@@ -14,7 +14,10 @@ namespace {
 plan::CompiledPlan compileFor(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
     if (!model.data()) fail(ErrorCode::InvalidArgument, "the model is empty");
     InputShapes resolved = unwrap(model.resolveShapes(shapes));
-    return plan::compilePlan(model.data()->graph, resolved, options);
+    // Inputs with a default that `shapes` leaves out are planned as a run that leaves them out.
+    const detail::ModelData& data = *model.data();
+    return plan::compilePlan(data.graph, resolved, options,
+                             detail::defaultValues(data, detail::defaultedUnlessNamed(data, shapes)));
 }
 
 }  // namespace

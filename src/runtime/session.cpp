@@ -61,9 +61,12 @@ PlanOptions SessionImpl::planOptions() const {
     return po;
 }
 
-rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled, const std::vector<NamedTensor>& values) {
+rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled, const std::vector<NamedTensor>& values,
+                                       const std::vector<bool>& defaulted) {
     std::string key;
     for (const auto& [name, shape] : shapes) key += name + "=" + shapeToString(shape) + ";";
+    for (size_t i = 0; i < defaulted.size(); ++i)
+        if (defaulted[i]) key += model.inputs()[i].name + "#default;";
     for (const auto& v : values) {
         key += v.name + "#";
         for (size_t i = 0; i < v.tensor.byteSize(); ++i) key += fmt::format("{:02x}", static_cast<unsigned>(v.tensor.data()[i]));
@@ -81,7 +84,9 @@ rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled
         device.require(vk::Feature::StorageBuffer16BitAccess, "float16 precision");
         device.require(vk::Feature::ShaderFloat16, "float16 precision");
     }
-    auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), values);
+    std::vector<NamedTensor> constants = values;
+    for (auto& d : detail::defaultValues(*model.data(), defaulted)) constants.push_back(std::move(d));
+    auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), constants);
     auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
     ctx().checkValidation("plan preparation");
     ++plansCompiled;
@@ -209,7 +214,10 @@ Result<Session> Session::create(const Context& context, const Model& model, cons
 
 Status Session::prepare(const InputShapes& shapes) {
     return detail::guardDevice(impl_->ctx(), "Session::prepare",
-                       [&] { impl_->planFor(unwrap(impl_->model.resolveShapes(shapes))); });
+                       [&] {
+                           impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)), nullptr, {},
+                                          detail::defaultedUnlessNamed(*impl_->model.data(), shapes));
+                       });
 }
 
 Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
@@ -221,19 +229,27 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
         // An input whose memory this frame slot imported (importTensorMemory) is read in place
         // and left out: its shape is that of the plan it was imported into. Giving it anyway
         // is refused below, since its data would be silently ignored (interop.h).
+        // An input with a default that is left out takes it, as a constant of the plan.
         rt::PreparedPlan* shared = nullptr;
+        std::vector<bool> defaulted(ordered.size());
         for (size_t i = 0; i < ordered.size(); ++i) {
             if (ordered[i]) continue;
             if (!shared) shared = impl_->sharedPlan(frame);
             const plan::CompiledPlan* cp = shared ? &shared->plan() : nullptr;
-            if (!cp || !shared->slot(frame).imported[cp->inputAlloc(static_cast<int>(i))])
+            if (cp && shared->slot(frame).imported[cp->inputAlloc(static_cast<int>(i))]) {
+                shapes.emplace_back(decls[i].name, cp->graph.values[cp->graph.inputs[i].value].shape);
+            } else if (const Tensor* d = impl_->model.data()->defaultOf(i)) {
+                defaulted[i] = true;
+                shapes.emplace_back(decls[i].name, d->shape());
+            } else {
                 fail(ErrorCode::InvalidArgument, "input '{}' is missing", decls[i].name);
-            shapes.emplace_back(decls[i].name, cp->graph.values[cp->graph.inputs[i].value].shape);
+            }
         }
         std::vector<NamedTensor> values;
         for (size_t i : impl_->valueInputIndices)
             if (ordered[i]) values.push_back({decls[i].name, *ordered[i]});
-        rt::PreparedPlan& plan = impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)), nullptr, values);
+        rt::PreparedPlan& plan =
+            impl_->planFor(unwrap(impl_->model.resolveShapes(shapes)), nullptr, values, defaulted);
         rt::FrameSlot& slot = plan.slot(frame);
         for (size_t i = 0; i < ordered.size(); ++i) {
             bool imported = static_cast<bool>(slot.imported[plan.plan().inputAlloc(static_cast<int>(i))]);
@@ -242,7 +258,7 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
                      "input '{}' of frame slot {} reads memory imported with importTensorMemory: leave it out of "
                      "run/submit (its data would be ignored) and write that memory instead",
                      decls[i].name, frame);
-            if (!imported && !ordered[i])
+            if (!imported && !ordered[i] && !defaulted[i])
                 fail(ErrorCode::InvalidArgument,
                      "input '{}' is missing (frame slot {} imported memory for it, but for other input shapes)",
                      decls[i].name, frame);
@@ -328,7 +344,8 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
 Result<std::string> Session::planJson(const InputShapes& shapes) {
     return detail::guardDeviceResult<std::string>(impl_->ctx(), "Session::planJson", [&] {
         InputShapes resolved = unwrap(impl_->model.resolveShapes(shapes));
-        return plan::planToJson(impl_->planFor(resolved).plan());
+        return plan::planToJson(
+            impl_->planFor(resolved, nullptr, {}, detail::defaultedUnlessNamed(*impl_->model.data(), shapes)).plan());
     });
 }
 

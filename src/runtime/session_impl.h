@@ -44,9 +44,11 @@ struct SessionImpl {
     ContextImpl& ctx() { return *context.impl(); }
     PlanOptions planOptions() const;
     // The prepared plan for these (resolved) shapes, compiling it on first use.
-    // Inputs listed by passes::valueInputs are part of the key and bound by value.
+    // Inputs listed by passes::valueInputs are part of the key and bound by value. Inputs
+    // flagged in `defaulted` (by index; they have a default and the run leaves them out) are
+    // planned with their defaults as constants, keyed by name alone.
     rt::PreparedPlan& planFor(const InputShapes& shapes, bool* compiled = nullptr,
-                              const std::vector<NamedTensor>& values = {});
+                              const std::vector<NamedTensor>& values = {}, const std::vector<bool>& defaulted = {});
     // The inputs (by graph-input index) whose values key plans (passes::valueInputs).
     std::vector<size_t> valueInputIndices;
     // Input tensors in graph-input order, validated against the model; fills `shapes`.

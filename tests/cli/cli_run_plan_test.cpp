@@ -82,6 +82,56 @@ TEST_F(CliRun, NpyInputWithoutNameForASingleInputModel) {
     EXPECT_TRUE(compareTensors(*y, *loadTensorProto(reference_)).pass);
 }
 
+// An input with a default (IR 4+: also an initializer): info lists it as optional, run
+// takes the default when it is left out (and says so), -i overrides it, a lone -i FILE feeds
+// the input without a default.
+TEST_F(CliRun, InputWithADefaultIsOptionalAndOverridable) {
+    VKINFER_REQUIRE_GPU();
+    OnnxBuilder b;
+    b.input("x", {1, 4}).input("w", {4});
+    b.initializer("w", floatTensor({4}, {1, 2, 3, 4}));
+    b.node("Mul", {"x", "w"}, {"y"}, "scale");
+    b.output("y");
+    const std::string model = file("default.onnx");
+    writeFile(model, b.serialize());
+    ASSERT_TRUE(saveNpy(file("x.npy"), floatTensor({1, 4}, {10, 20, 30, 40})).ok());
+    ASSERT_TRUE(saveNpy(file("w.npy"), floatTensor({4}, {-1, 0, 0.5f, 2})).ok());
+
+    CliResult info = runCli({"info", model});
+    ASSERT_EQ(info.exitCode, 0) << info.describe();
+    EXPECT_TRUE(contains(info.out, "(optional: defaults to its initializer)")) << info.out;
+    CliResult json = runCli({"info", model, "--json"});
+    ASSERT_EQ(json.exitCode, 0) << json.describe();
+    nlohmann::json j = nlohmann::json::parse(json.out);
+    EXPECT_FALSE(j["inputs"][0].contains("default"));
+    EXPECT_EQ(j["inputs"][1]["default"], true);
+
+    auto values = [](const Tensor& t) { return std::vector<float>(t.as<float>(), t.as<float>() + t.elementCount()); };
+    CliResult left = runCli({"run", model, "-i", file("x.npy"), "-o", file("left")});
+    ASSERT_EQ(left.exitCode, 0) << left.describe();
+    EXPECT_TRUE(contains(left.err, "note: input 'w' takes the model's default")) << left.err;
+    EXPECT_EQ(values(*loadNpy(file("left/y.npy"))), (std::vector<float>{10, 40, 90, 160}));
+
+    CliResult given = runCli({"run", model, "-i", "x=" + file("x.npy"), "-i", "w=" + file("w.npy"), "-o", file("given")});
+    ASSERT_EQ(given.exitCode, 0) << given.describe();
+    EXPECT_FALSE(contains(given.err, "default")) << given.err;
+    EXPECT_EQ(values(*loadNpy(file("given/y.npy"))), (std::vector<float>{-10, 0, 15, 80}));
+
+    CliResult random = runCli({"run", model, "--random", "-o", file("random")});
+    ASSERT_EQ(random.exitCode, 0) << random.describe();
+    EXPECT_TRUE(contains(random.err, "note: input 'w' takes the model's default")) << random.err;
+    auto y = loadNpy(file("random/y.npy"));
+    ASSERT_TRUE(y.ok()) << y.status().toString();
+    for (int i = 0; i < 4; ++i) {  // x uniform in [0, 1), times the default
+        EXPECT_GE(y->as<float>()[i], 0.0f);
+        EXPECT_LT(y->as<float>()[i], float(i + 1));
+    }
+
+    CliResult none = runCli({"run", model, "-o", file("none")});
+    EXPECT_EQ(none.exitCode, 2) << none.describe();
+    EXPECT_TRUE(contains(none.err, "the model takes x (float32 1x4):")) << none.err;
+}
+
 TEST_F(CliRun, SyncModesGiveBitIdenticalOutputs) {
     CliResult a = runCli({"--sync", "minimal", "run", model_, "-i", input_, "-o", file("a")});
     CliResult b = runCli({"run", model_, "-i", input_, "-o", file("b"), "--sync", "conservative"});

@@ -533,6 +533,38 @@ TEST_F(Interleaved, EngineOwnedIO) {
     }
 }
 
+// An input with a default (IR 4+: also an initializer) that nothing feeds takes its default;
+// staged, it overrides it for that recording.
+TEST_F(Interleaved, InputWithADefaultTakesItUnlessStaged) {
+    OnnxBuilder b;
+    b.input("x", {1, 4}).input("w", {4});
+    b.initializer("w", floatTensor({4}, {1, 2, 3, 4}));
+    b.node("Mul", {"x", "w"}, {"y"}, "scale");
+    b.output("y");
+    auto model = b.build();
+    ASSERT_TRUE(model.ok()) << model.status().toString();
+    Context ctx = wrap(/*withQueue=*/false);
+    auto s = Session::create(ctx, *model);
+    ASSERT_TRUE(s.ok()) << s.status().toString();
+    auto record = [&](bool stageW) -> std::vector<float> {
+        EXPECT_TRUE(s->stageInput(0, {"x", floatTensor({1, 4}, {10, 20, 30, 40})}).ok());
+        if (stageW) EXPECT_TRUE(s->stageInput(0, {"w", floatTensor({4}, {-1, 0, 0.5f, 2})}).ok());
+        VkCommandBuffer cmd = vk().begin();
+        Status st = recordInference(*s, cmd, RecordIO{});
+        EXPECT_TRUE(st.ok()) << st.toString();
+        vk().submitAndWait(cmd);
+        auto out = s->readOutputs(0);
+        if (!out.ok()) {
+            ADD_FAILURE() << out.status().toString();
+            return {};
+        }
+        const Tensor& y = out->at(0).tensor;
+        return {y.as<float>(), y.as<float>() + y.elementCount()};
+    };
+    EXPECT_EQ(record(false), (std::vector<float>{10, 40, 90, 160}));
+    EXPECT_EQ(record(true), (std::vector<float>{-10, 0, 15, 80}));
+}
+
 // A recording that fails (here: a staged input of another shape than the recording's) must
 // not leave half its work in a command buffer the host then discards: on a device without
 // a queue the weights are uploaded by the first recording, and must still be by the next.

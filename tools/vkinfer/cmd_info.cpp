@@ -104,7 +104,10 @@ void infoCommand(const InfoArgs& a, const GlobalOptions& g) {
     if (a.json) {
         auto values = [](const std::vector<TensorDesc>& v) {
             nlohmann::json j = nlohmann::json::array();
-            for (const auto& d : v) j.push_back({{"name", d.name}, {"type", dataTypeName(d.dtype)}, {"shape", dimsJson(d)}});
+            for (const auto& d : v) {
+                j.push_back({{"name", d.name}, {"type", dataTypeName(d.dtype)}, {"shape", dimsJson(d)}});
+                if (d.hasDefault) j.back()["default"] = true;  // optional: its initializer is the default
+            }
             return j;
         };
         nlohmann::json ops = nlohmann::json::array(), imports = nlohmann::json::array(), bad = nlohmann::json::array();
@@ -158,7 +161,8 @@ void infoCommand(const InfoArgs& a, const GlobalOptions& g) {
     for (const auto* list : {&info.inputs, &info.outputs})
         for (const auto& d : *list) width = std::max(width, d.name.size());
     for (const auto& d : info.inputs)
-        fmt::print("input        {:<{}}  {:<8}  {}\n", d.name, width, dataTypeName(d.dtype), dimsText(d));
+        fmt::print("input        {:<{}}  {:<8}  {}{}\n", d.name, width, dataTypeName(d.dtype), dimsText(d),
+                   d.hasDefault ? "  (optional: defaults to its initializer)" : "");
     for (const auto& d : info.outputs)
         fmt::print("output       {:<{}}  {:<8}  {}\n", d.name, width, dataTypeName(d.dtype), dimsText(d));
     std::string ops;

@@ -1,14 +1,23 @@
 // vkinfer run: one inference on given inputs, with an output summary and timing.
+#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
+#include <algorithm>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <algorithm>
 #include <map>
+#include <algorithm>
 #include <set>
 
 #include "common.h"
@@ -123,12 +132,15 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         inputs.push_back({name, orDie(imageToTensor(image, channels, mapping))});
     }
     if (a.random) {
-        inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)));
-    } else if (a.inputs.empty() && a.images.empty() && !model.inputs().empty()) {
+        const InputShapes named = parseShapes(a.shapes, model);
+        inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, named), named);
+    } else if (a.inputs.empty() && a.images.empty() &&
+               std::any_of(model.inputs().begin(), model.inputs().end(), [](const auto& d) { return !d.hasDefault; })) {
         std::string list;
         for (const auto& d : model.inputs())
-            list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", d.name, dataTypeName(d.dtype),
-                                shapeToString(d.shape));
+            if (!d.hasDefault)
+                list += fmt::format("{}{} ({} {})", list.empty() ? "" : ", ", d.name, dataTypeName(d.dtype),
+                                    shapeToString(d.shape));
         throw CliError(fmt::format("no inputs given; the model takes {}: give each with -i NAME=FILE (.npy or .pb), "
                                    "or use --random (or --image NAME=FILE for an image input)",
                                    list),

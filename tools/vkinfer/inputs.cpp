@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -24,6 +25,32 @@ std::string inputList(const Model& model) {
     std::string names;
     for (const auto& d : model.inputs()) names += (names.empty() ? "'" : ", '") + d.name + "'";
     return names.empty() ? "none" : names;
+}
+
+// The input a lone `-i FILE` feeds: the model's only input not given elsewhere, counting
+// inputs with a default only when every input has one. Null when there are several.
+const TensorDesc* onlyInputLeft(const Model& model, const std::map<std::string, std::string>& givenElsewhere) {
+    std::vector<const TensorDesc*> open, required;
+    for (const auto& d : model.inputs()) {
+        if (givenElsewhere.count(d.name)) continue;
+        open.push_back(&d);
+        if (!d.hasDefault) required.push_back(&d);
+    }
+    if (required.size() == 1) return required[0];
+    if (required.empty() && open.size() == 1) return open[0];
+    if (model.inputs().size() == 1) return &model.inputs()[0];  // given twice: reported by the caller
+    return nullptr;
+}
+
+// Says (on stderr) which inputs a run leaves to their defaults, so that a run on a model
+// exported with its weights as inputs is not mistaken for one fed by files.
+void noteDefaults(const std::vector<std::string>& names) {
+    if (names.empty()) return;
+    std::string list;
+    for (size_t i = 0; i < names.size() && i < 4; ++i) list += (i ? ", '" : "'") + names[i] + "'";
+    if (names.size() > 4) list += fmt::format(" and {} more", names.size() - 4);
+    std::fprintf(stderr, "note: %s %s %s the model's default (its initializer); -i NAME=FILE overrides it\n",
+                 names.size() == 1 ? "input" : "inputs", list.c_str(), names.size() == 1 ? "takes" : "take");
 }
 
 const TensorDesc* findInput(const Model& model, const std::string& name) {
@@ -184,11 +211,9 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
                                  name, findInput(model, own) ? fmt::format(" ('{}' is an input too: swapped files?)", own) : ""));
         } else if (!own.empty() && findInput(model, own)) {
             name = own;
-        } else if (model.inputs().size() == 1 || model.inputs().size() == givenElsewhere.size() + 1) {
-            // The only input, or the only one not given by --image.
-            for (const auto& d : model.inputs())
-                if (!givenElsewhere.count(d.name)) name = d.name;
-            if (name.empty()) name = model.inputs()[0].name;  // given twice: reported below
+        } else if (const TensorDesc* only = onlyInputLeft(model, givenElsewhere)) {
+            // The only input, or the only one not given by --image (defaulted ones aside).
+            name = only->name;
             if (!own.empty())
                 warn(fmt::format("-i '{}': the file's tensor is named '{}'; it feeds the model's only input '{}'", file,
                                  own, name));
@@ -210,22 +235,37 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
         inputs.push_back({name, std::move(loaded.tensor)});
     }
     std::string missing;
+    size_t missingCount = 0;
     for (const auto& d : model.inputs())
-        if (!seen.count(d.name))
+        if (!seen.count(d.name) && !d.hasDefault) {
             missing += fmt::format("\n  {} {} {}", d.name, dataTypeName(d.dtype), shapeToString(d.shape));
+            ++missingCount;
+        }
     if (!missing.empty())
         throw CliError(fmt::format("no file given for input{}:{}\ngive each with -i NAME=FILE",
-                                   model.inputs().size() - seen.size() == 1 ? "" : "s", missing),
+                                   missingCount == 1 ? "" : "s", missing),
                        2);
+    std::vector<std::string> defaulted;
+    for (const auto& d : model.inputs())
+        if (!seen.count(d.name)) defaulted.push_back(d.name);
+    noteDefaults(defaulted);
     return inputs;
 }
 
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes) {
+std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes, const InputShapes& shapesNamed) {
     std::vector<NamedTensor> inputs;
     std::mt19937 rng(1234);
     std::uniform_real_distribution<float> dist(0.0f, 1.0f);
+    std::vector<std::string> defaulted;
     for (const auto& [name, shape] : shapes) {
         const TensorDesc* d = findInput(model, name);
+        const bool named = std::any_of(shapesNamed.begin(), shapesNamed.end(), [&, &name = name](const auto& s) {
+            return s.first == name;
+        });
+        if (d && d->hasDefault && !named) {
+            defaulted.push_back(name);
+            continue;
+        }
         DataType type = d ? d->dtype : DataType::Float32;
         if (type != DataType::Float32)
             throw CliError(fmt::format("input '{}' is {}; give it with -i NAME=FILE", name, dataTypeName(type)), 2);
@@ -234,6 +274,7 @@ std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& 
         for (int64_t i = 0; i < t.elementCount(); ++i) v[i] = dist(rng);
         inputs.push_back({name, std::move(t)});
     }
+    noteDefaults(defaulted);
     return inputs;
 }
 

@@ -24,12 +24,17 @@ InputShapes resolveShapesWithDefaults(const Model& model, const std::string& mod
 // model's only input, or, for a model with several, the input its TensorProto names. A .pb
 // whose own name is another input than the one it is given for gets a warning. Every input
 // of the model must be given exactly once: by these files or by `givenElsewhere` (input ->
-// what gives it, e.g. "--image 'a.png'", for messages), which are not returned.
+// what gives it, e.g. "--image 'a.png'", for messages), which are not returned; except that
+// inputs with a default may be left out (said on stderr). A lone FILE of a model whose other
+// inputs have defaults feeds the one without.
 std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model,
                                     const std::map<std::string, std::string>& givenElsewhere = {});
 
-// Deterministic uniform [0, 1) float32 inputs of the given shapes. A tensor larger than the
-// host's memory, or whose allocation fails, is an error naming it and its bytes.
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes);
+// Deterministic uniform [0, 1) float32 inputs of the given shapes, except for inputs with a
+// default that `shapesNamed` (the --shape specs) does not name: those are left out (the run
+// takes their defaults, said on stderr). A tensor larger than the host's memory, or whose
+// allocation fails, is an error naming it and its bytes.
+std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes,
+                                         const InputShapes& shapesNamed = {});
 
 }  // namespace vkinfer::cli
