@@ -35,7 +35,7 @@ void finishPackedConv(LowerContext& ctx, Dispatch& d, const Node& n, const ConvG
     p.Mpad = u32(l.Mpad);
     p.outNhwc = l.outNhwc ? 1u : 0u;
     d.setPush(p);
-    static_assert(kernels::conv2d_rt::kShuffle == kernels::conv2d_cm::kShuffle);
+    static_assert(static_cast<uint32_t>(kernels::conv2d_rt::kShuffle) == static_cast<uint32_t>(kernels::conv2d_cm::kShuffle));
     d.setSpec(kernels::conv2d_rt::kShuffle, l.shuffle);
     if (l.vec4Store) d.setSpec(kernels::conv2d_rt::kVec4Store, 1);  // (conv2d_rt only)
     d.bindings = {writeOf(l.partial >= 0 ? l.partial : n.outputs[0]), readOf(n.inputs[0]), readOf(l.weights),
