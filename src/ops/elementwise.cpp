@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "core/wording.h"
 #include "kernels/families/binary.h"
 #include "kernels/families/eltwise.h"
 #include "kernels/families/minmax_f64.h"
@@ -301,8 +302,8 @@ void inferUnary(Graph& g, const Node& n) {
             if (n.input(i) < 0) continue;
             const auto& b = inputValue(g, n, i);
             if (b.dtype != x.dtype || b.elementCount() != 1)
-                shapeError(n, "bound '{}' must be a {} scalar, got {} {}", b.name, dataTypeName(x.dtype), dataTypeName(b.dtype),
-                           shapeToString(b.shape));
+                shapeError(n, "bound '{}' must be {} scalar, got {} tensor of shape {}", b.name,
+                           withArticle(dataTypeName(x.dtype)), withArticle(dataTypeName(b.dtype)), shapeToString(b.shape));
         }
     }
     setOutput(g, n, 0, x.dtype, x.shape);

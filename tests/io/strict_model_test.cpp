@@ -1,5 +1,5 @@
 // What a careless exporter writes is refused at load, naming what is wrong: two graph outputs
-// of one name, a negative declared dimension.
+// of one name, a negative declared dimension, a Clip bound of another type.
 #include <gtest/gtest.h>
 
 #include "support/onnx_builder.h"
@@ -16,6 +16,22 @@ TEST(StrictModel, DuplicateGraphOutputNamesAreRefused) {
     auto m = b.build();
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().toString(), "parse error: test model: the graph lists output 'y' twice");
+}
+
+// A Clip bound of another type than the data is refused when planning, in words that read
+// (an int8, not "a int8").
+TEST(StrictModel, ClipBoundOfAnotherTypeIsNamed) {
+    OnnxBuilder b;
+    b.input("x", {4}, DataType::Int8).output("y", DataType::Int8);
+    b.initializer("lo", testing::floatTensor({}, {0.5f}));
+    b.node("Clip", {"x", "lo"}, {"y"}, "clip");
+    auto m = b.build();
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    auto plan = planJson(*m, {});
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.status().message().find("bound 'lo' must be an int8 scalar, got a float32 tensor of shape"),
+              std::string::npos)
+        << plan.status().message();
 }
 
 TEST(StrictModel, NegativeDimensionsAreRefused) {
