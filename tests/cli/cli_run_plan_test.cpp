@@ -100,6 +100,12 @@ TEST_F(CliRun, InputWithADefaultIsOptionalAndOverridable) {
     CliResult info = runCli({"info", model});
     ASSERT_EQ(info.exitCode, 0) << info.describe();
     EXPECT_TRUE(contains(info.out, "(optional: defaults to its initializer)")) << info.out;
+    // Planned as left out: w is a weight (4 floats padded to the plan's alignment), not an input.
+    EXPECT_TRUE(contains(info.out, "plan         x=1x4: 1 dispatch")) << info.out;
+    EXPECT_FALSE(contains(info.out, "weights 0 bytes")) << info.out;
+    CliResult named = runCli({"info", model, "--shape", "w=4"});
+    EXPECT_TRUE(contains(named.out, "plan         x=1x4, w=4: 1 dispatch")) << named.out;
+    EXPECT_TRUE(contains(named.out, "weights 0 bytes")) << named.out;
     CliResult json = runCli({"info", model, "--json"});
     ASSERT_EQ(json.exitCode, 0) << json.describe();
     nlohmann::json j = nlohmann::json::parse(json.out);

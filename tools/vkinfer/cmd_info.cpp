@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "inputs.h"
+#include "progress.h"
 
 namespace vkinfer::cli {
 
@@ -51,7 +52,10 @@ struct PlanCheck {
 
 PlanCheck checkPlan(const InfoArgs& a, const GlobalOptions& g, std::vector<UnsupportedItem>& unsupported) {
     PlanCheck p;
-    auto model = Model::load(a.model);
+    auto model = [&] {
+        progress::SlowNotice notice("info: loading the model");
+        return Model::load(a.model);
+    }();
     if (!model.ok()) {
         // Something the importer refuses that the static checks did not see (external data,
         // a malformed graph): the model cannot run, and this says why.
@@ -73,7 +77,11 @@ PlanCheck checkPlan(const InfoArgs& a, const GlobalOptions& g, std::vector<Unsup
     PlanOptions o;
     o.sync = syncMode(g);
     o.precision = precision(g);
-    auto summary = planSummary(*model, shapes, o);
+    Result<PlanSummary> summary = PlanSummary{};
+    {
+        progress::SlowNotice notice("info: compiling the plan");  // a large graph takes seconds
+        summary = planSummary(*model, shapes, o);
+    }
     if (!summary.ok()) {
         p.status = "failed";
         p.detail = summary.status().toString();

@@ -23,7 +23,10 @@ void planCommand(const PlanArgs& a, const GlobalOptions& g) {
         throw CliError("--device: plan opens no device (it plans on the CPU for no device in particular); the option "
                        "applies to devices, run, check, bench and upscale",
                        2);
-    Model model = orDie(Model::load(a.model));
+    Model model = [&] {
+        progress::SlowNotice notice("plan: loading the model");
+        return orDie(Model::load(a.model));
+    }();
     InputShapes shapes = resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model));
     PlanOptions o;
     o.sync = syncMode(g);

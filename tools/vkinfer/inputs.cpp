@@ -170,9 +170,24 @@ InputShapes parseShapes(const std::vector<std::string>& specs, const Model& mode
     return shapes;
 }
 
+namespace {
+
+// `resolved` without the inputs that take their defaults (those `given` does not name), so
+// that planning takes them as left out, as a run does.
+InputShapes withoutDefaulted(const Model& model, InputShapes resolved, const InputShapes& given) {
+    std::erase_if(resolved, [&](const auto& r) {
+        const TensorDesc* d = findInput(model, r.first);
+        return d && d->hasDefault &&
+               std::none_of(given.begin(), given.end(), [&](const auto& g) { return g.first == r.first; });
+    });
+    return resolved;
+}
+
+}  // namespace
+
 InputShapes resolveShapesWithDefaults(const Model& model, const std::string& modelPath, const InputShapes& given) {
     auto direct = model.resolveShapes(given);
-    if (direct.ok()) return std::move(direct).value();
+    if (direct.ok()) return withoutDefaulted(model, std::move(direct).value(), given);
     if (direct.status().code() != ErrorCode::InvalidArgument) throw CliError(direct.status());
     // Dynamic dims not given: take them from test_data_set_0 beside the model, if any.
     auto sets = listTestDataSets(fs::path(modelPath).parent_path().string());
@@ -184,7 +199,7 @@ InputShapes resolveShapesWithDefaults(const Model& model, const std::string& mod
                 if (std::none_of(merged.begin(), merged.end(), [&](const auto& s) { return s.first == in.name; }))
                     merged.emplace_back(in.name, in.tensor.shape());
             auto r = model.resolveShapes(merged);
-            if (r.ok()) return std::move(r).value();
+            if (r.ok()) return withoutDefaulted(model, std::move(r).value(), given);
         }
     }
     throw CliError(direct.status());
@@ -274,6 +289,9 @@ std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& 
         for (int64_t i = 0; i < t.elementCount(); ++i) v[i] = dist(rng);
         inputs.push_back({name, std::move(t)});
     }
+    for (const auto& d : model.inputs())  // (resolveShapesWithDefaults already leaves them out)
+        if (d.hasDefault && std::none_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == d.name; }))
+            defaulted.push_back(d.name);
     noteDefaults(defaulted);
     return inputs;
 }

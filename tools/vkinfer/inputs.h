@@ -17,7 +17,8 @@ namespace vkinfer::cli {
 // byte size does not fit in 63 bits.
 InputShapes parseShapes(const std::vector<std::string>& specs, const Model& model);
 // `given`, completed for dynamic inputs from test_data_set_0 next to the model file when
-// present. Fails naming the input whose shape is still unknown.
+// present; inputs with a default that `given` does not name are left out (they take their
+// defaults). Fails naming the input whose shape is still unknown.
 InputShapes resolveShapesWithDefaults(const Model& model, const std::string& modelPath, const InputShapes& given);
 
 // Input tensors from "-i NAME=FILE" or "-i FILE" (.npy or .pb). A lone FILE feeds the
