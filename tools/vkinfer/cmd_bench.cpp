@@ -68,10 +68,9 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
         throw CliError("--shape applies only to generated inputs (inputs from -i files have the files' shapes)", 2);
     if (!a.trace.empty()) checkTraceFile(a.trace);
     Model model = orDie(Model::load(a.model));
-    const InputShapes named = parseShapes(a.shapes, model);
-    std::vector<NamedTensor> inputs = a.inputs.empty()
-                                          ? syntheticInputs(model, resolveShapesWithDefaults(model, a.model, named), named)
-                                          : loadInputs(a.inputs, model);
+    std::vector<NamedTensor> inputs =
+        a.inputs.empty() ? syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)))
+                         : loadInputs(a.inputs, model);
     Context ctx = makeContext(g);
     Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
     std::string shapeText;

@@ -132,8 +132,7 @@ void runCommand(const RunArgs& a, const GlobalOptions& g) {
         inputs.push_back({name, orDie(imageToTensor(image, channels, mapping))});
     }
     if (a.random) {
-        const InputShapes named = parseShapes(a.shapes, model);
-        inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, named), named);
+        inputs = syntheticInputs(model, resolveShapesWithDefaults(model, a.model, parseShapes(a.shapes, model)));
     } else if (a.inputs.empty() && a.images.empty() &&
                std::any_of(model.inputs().begin(), model.inputs().end(), [](const auto& d) { return !d.hasDefault; })) {
         std::string list;

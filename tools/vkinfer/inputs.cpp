@@ -267,20 +267,12 @@ std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const
     return inputs;
 }
 
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes, const InputShapes& shapesNamed) {
+std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes) {
     std::vector<NamedTensor> inputs;
     std::mt19937 rng(1234);
     std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-    std::vector<std::string> defaulted;
     for (const auto& [name, shape] : shapes) {
         const TensorDesc* d = findInput(model, name);
-        const bool named = std::any_of(shapesNamed.begin(), shapesNamed.end(), [&, &name = name](const auto& s) {
-            return s.first == name;
-        });
-        if (d && d->hasDefault && !named) {
-            defaulted.push_back(name);
-            continue;
-        }
         DataType type = d ? d->dtype : DataType::Float32;
         if (type != DataType::Float32)
             throw CliError(fmt::format("input '{}' is {}; give it with -i NAME=FILE", name, dataTypeName(type)), 2);
@@ -289,7 +281,8 @@ std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& 
         for (int64_t i = 0; i < t.elementCount(); ++i) v[i] = dist(rng);
         inputs.push_back({name, std::move(t)});
     }
-    for (const auto& d : model.inputs())  // (resolveShapesWithDefaults already leaves them out)
+    std::vector<std::string> defaulted;  // left out by resolveShapesWithDefaults
+    for (const auto& d : model.inputs())
         if (d.hasDefault && std::none_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == d.name; }))
             defaulted.push_back(d.name);
     noteDefaults(defaulted);

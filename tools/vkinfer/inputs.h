@@ -31,11 +31,10 @@ InputShapes resolveShapesWithDefaults(const Model& model, const std::string& mod
 std::vector<NamedTensor> loadInputs(const std::vector<std::string>& specs, const Model& model,
                                     const std::map<std::string, std::string>& givenElsewhere = {});
 
-// Deterministic uniform [0, 1) float32 inputs of the given shapes, except for inputs with a
-// default that `shapesNamed` (the --shape specs) does not name: those are left out (the run
-// takes their defaults, said on stderr). A tensor larger than the host's memory, or whose
-// allocation fails, is an error naming it and its bytes.
-std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes,
-                                         const InputShapes& shapesNamed = {});
+// Deterministic uniform [0, 1) float32 inputs of the given shapes (from
+// resolveShapesWithDefaults); inputs with a default that `shapes` leaves out take their
+// defaults, said on stderr. A tensor larger than the host's memory, or whose allocation
+// fails, is an error naming it and its bytes.
+std::vector<NamedTensor> syntheticInputs(const Model& model, const InputShapes& shapes);
 
 }  // namespace vkinfer::cli
