@@ -47,8 +47,9 @@ D convert(S v) {
         if (!std::isfinite(v)) return D(0);  // undefined in ONNX; kept deterministic
         double t = std::trunc(static_cast<double>(v));
         if constexpr (std::is_same_v<D, uint64_t>)
-            if (t >= 9223372036854775808.0) return static_cast<D>(t);
-        return static_cast<D>(static_cast<int64_t>(t));  // narrow targets keep the low bits, as the kernel does
+            if (t >= 9223372036854775808.0) return t >= 18446744073709551616.0 ? ~uint64_t{0} : static_cast<D>(t);
+        // narrow targets keep the low bits, as the kernel does; past int64 saturates (undefined in C++)
+        return static_cast<D>(integerFromDouble<int64_t>(t));
     } else {
         return static_cast<D>(v);
     }

@@ -2,7 +2,10 @@
 // casts, and the copies that views, layout ops and constant folding make.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
+#include <type_traits>
 
 #include "ops/node_checks.h"
 
@@ -46,6 +49,18 @@ inline bool isFloatType(DataType t) {
 // A Float16 tensor widened to Float32 (other tensors are returned unchanged), and back.
 Tensor toFloat32(const Tensor& t);
 Tensor narrowFromFloat32(const Tensor& t, DataType type);
+
+// A double computed from integer operands (a mean, a log-sum) stored as integer T: toward
+// zero, NaN as 0, values past T's range saturated (C++ leaves those conversions undefined;
+// ONNX does not say).
+template <class T>
+T integerFromDouble(double v) {
+    static_assert(std::is_integral_v<T>);
+    if (std::isnan(v)) return T(0);
+    if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+}
 
 // Element-type conversion (ONNX Cast rules: float -> int truncates toward zero, -> bool is
 // x != 0). Defined in cast.cpp; used by ops that convert an operand on the fly (Pow with a

@@ -3,6 +3,8 @@
 // activations (Relu, Clip, Sigmoid, Tanh, LeakyRelu).
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "core/wording.h"
 #include "kernels/families/binary.h"
@@ -37,19 +39,25 @@ BinaryOp binaryOpOf(const Node& n) {
     unsupported(n, "not a binary element-wise op");
 }
 
+// a * b wrapping like the kernel, in uint64_t: narrower unsigned types would promote to
+// (signed) int and overflow there.
+template <class T>
+T wrapMul(T a, T b) {
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 // Integer power by squaring, wrapping like the kernel; negative exponents give 0 except
 // for bases 1 and -1 (NumPy refuses them; the kernel and this reference agree).
 template <class T>
 T intPow(T base, T e) {
-    using U = std::make_unsigned_t<T>;
     if constexpr (std::is_signed_v<T>)
         if (e < 0) return base == 1 ? T(1) : base == T(-1) ? T((e & 1) ? -1 : 1) : T(0);
-    U r = 1, b = static_cast<U>(base);
+    T r = 1, b = base;
     for (; e > 0; e >>= 1) {
-        if (e & 1) r = static_cast<U>(r * b);
-        b = static_cast<U>(b * b);
+        if (e & 1) r = wrapMul(r, b);
+        b = wrapMul(b, b);
     }
-    return static_cast<T>(r);
+    return r;
 }
 
 template <class T>
@@ -69,25 +77,27 @@ T applyBinary(BinaryOp op, T u, T v) {
             case BinaryOp::PRelu: return u < 0 ? u * v : u;
         }
     } else {
-        // Signed overflow wraps (two's complement) as on the GPU, through the unsigned type.
-        using U = std::make_unsigned_t<T>;
+        // Signed overflow wraps (two's complement) as on the GPU, through uint64_t. The one
+        // quotient that overflows (MIN / -1) wraps to MIN, its remainder is 0.
+        const bool minByMinusOne = std::is_signed_v<T> && u == std::numeric_limits<T>::min() && v == T(-1);
         switch (op) {
-            case BinaryOp::Add: return static_cast<T>(static_cast<U>(static_cast<U>(u) + static_cast<U>(v)));
-            case BinaryOp::Sub: return static_cast<T>(static_cast<U>(static_cast<U>(u) - static_cast<U>(v)));
-            case BinaryOp::Mul: return static_cast<T>(static_cast<U>(static_cast<U>(u) * static_cast<U>(v)));
-            case BinaryOp::Div: return v == 0 ? T(0) : static_cast<T>(u / v);  // C++ truncates toward zero
+            case BinaryOp::Add: return static_cast<T>(static_cast<uint64_t>(u) + static_cast<uint64_t>(v));
+            case BinaryOp::Sub: return static_cast<T>(static_cast<uint64_t>(u) - static_cast<uint64_t>(v));
+            case BinaryOp::Mul: return wrapMul(u, v);
+            case BinaryOp::Div:  // C++ truncates toward zero
+                return v == 0 ? T(0) : minByMinusOne ? u : static_cast<T>(u / v);
             case BinaryOp::Max: return std::max(u, v);
             case BinaryOp::Min: return std::min(u, v);
             case BinaryOp::Pow: return intPow(u, v);
             case BinaryOp::Mod:
             case BinaryOp::Fmod: {
-                if (v == 0) return T(0);
+                if (v == 0 || minByMinusOne) return T(0);
                 T r = static_cast<T>(u % v);  // sign of the dividend
                 if constexpr (std::is_signed_v<T>)
                     if (op == BinaryOp::Mod && r != 0 && ((r < 0) != (v < 0))) r = static_cast<T>(r + v);
                 return r;
             }
-            case BinaryOp::PRelu: return static_cast<T>(u < 0 ? u * v : u);
+            case BinaryOp::PRelu: return u < 0 ? wrapMul(u, v) : u;
         }
     }
     return u;
@@ -304,6 +314,10 @@ void inferUnary(Graph& g, const Node& n) {
             if (b.dtype != x.dtype || b.elementCount() != 1)
                 shapeError(n, "bound '{}' must be {} scalar, got {} tensor of shape {}", b.name,
                            withArticle(dataTypeName(x.dtype)), withArticle(dataTypeName(b.dtype)), shapeToString(b.shape));
+            // A one-element bound of higher rank would broadcast the output past x's shape.
+            if (b.shape.size() > x.shape.size())
+                shapeError(n, "bound '{}' has shape {}, more dimensions than the input ({}); it must be a scalar", b.name,
+                           shapeToString(b.shape), shapeToString(x.shape));
         }
     }
     setOutput(g, n, 0, x.dtype, x.shape);

@@ -257,7 +257,7 @@ PermutationPlan permutationOf(const Node& n, const Shape& in) {
     }
     requireRank(n, in, 4, "the input");
     int64_t b = n.attrInt("blocksize", 0);
-    if (b <= 0) shapeError(n, "blocksize must be positive");
+    checkGeometry(n, "blocksize", {b}, 1);  // b * b stays inside int64
     int64_t N = in[0], C = in[1], H = in[2], W = in[3];
     if (op == "DepthToSpace") {
         if (C % (b * b)) shapeError(n, "channels {} not divisible by blocksize^2 = {}", C, b * b);

@@ -33,7 +33,9 @@ void requireFloat(const Graph& g, const Node& n, size_t i) {
 }
 
 int64_t normalizeAxis(const Node& n, int64_t axis, int64_t rank) {
-    if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) shapeError(n, "axis {} is out of range for rank {}", axis, rank);
+    // Callers index the shape at the axis, so a scalar has none (ONNX's range [-r, r-1] is empty).
+    if (rank == 0) shapeError(n, "axis {} needs an input of rank 1 or more, got a scalar", axis);
+    if (axis < -rank || axis >= rank) shapeError(n, "axis {} is out of range for rank {}", axis, rank);
     return axis < 0 ? axis + rank : axis;
 }
 

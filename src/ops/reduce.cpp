@@ -194,7 +194,10 @@ void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tens
                 }
             }
             std::vector<double> d(vals.begin(), vals.end());
-            py[o] = static_cast<T>(reduceValues(op, d));
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+                py[o] = integerFromDouble<T>(reduceValues(op, d));  // a log-sum of zeros is -inf
+            else
+                py[o] = static_cast<T>(reduceValues(op, d));
         });
     });
     out[0] = narrowFromFloat32(y, in[0]->dtype());

@@ -82,6 +82,31 @@ TEST(TypedBinaryOp, IntegerDivisionAndModSigns) {
                           "uint8 Mul wraps");
 }
 
+// The CPU reference (constant folding) on the integer edges the fuzzer reached: no undefined
+// behaviour, wrapping as the kernels do. MIN / -1 is undefined in SPIR-V too, so only the
+// reference is asked for it.
+TEST(TypedBinaryOp, IntegerOverflowEdges) {
+    const double kMin = std::numeric_limits<int32_t>::min();
+    Tensor a = typedTensor(DataType::Int32, {4}, {kMin, kMin, 7, -7});
+    Tensor b = typedTensor(DataType::Int32, {4}, {-1, 1, -1, -1});
+    auto m = [&](const char* op, DataType t = DataType::Int32) { return binaryModel(op, {4}, {4}, t, t, t); };
+    auto ref = cpuReference(m("Div"), {{"a", a}, {"b", b}}, "int32 MIN / -1");
+    ASSERT_EQ(ref.size(), 1u);
+    expectTensorNear(ref[0], typedTensor(DataType::Int32, {4}, {kMin, kMin, -7, 7}), "int32 MIN / -1 wraps to MIN");
+    ref = cpuReference(m("Mod"), {{"a", a}, {"b", b}}, "int32 MIN % -1");
+    ASSERT_EQ(ref.size(), 1u);
+    expectTensorNear(ref[0], typedTensor(DataType::Int32, {4}, {0, 0, 0, 0}), "int32 MIN % -1 is 0");
+    // uint16 products promote to int in C++ (65535 * 65535 overflows it); int32 PRelu wraps.
+    Tensor u = typedTensor(DataType::UInt16, {4}, {65535, 65535, 256, 3});
+    expectReferenceEquals(m("Mul", DataType::UInt16), {{"a", u}, {"b", u}},
+                          {typedTensor(DataType::UInt16, {4}, {1, 1, 0, 9})}, "uint16 Mul wraps");
+    Tensor x = typedTensor(DataType::Int32, {4}, {-1103971420, 5, -3, 0});
+    Tensor slope = typedTensor(DataType::Int32, {4}, {-1103971420, 2, 4, 9});
+    const double wrapped = static_cast<int32_t>(static_cast<uint32_t>(-1103971420) * static_cast<uint32_t>(-1103971420));
+    expectReferenceEquals(m("PRelu"), {{"a", x}, {"b", slope}}, {typedTensor(DataType::Int32, {4}, {wrapped, 5, -12, 0})},
+                          "int32 PRelu wraps");
+}
+
 TEST(TypedBinaryOp, Float16) {
     VKINFER_REQUIRE_GPU();
     for (const char* op : {"Add", "Mul", "Div", "Max", "Pow"}) {

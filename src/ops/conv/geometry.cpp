@@ -37,7 +37,12 @@ ConvGeom convGeometry(const Node& n, const Shape& x, const Shape& w) {
     g.KH = oneD ? 1 : w[2];
     g.KW = w.back();
     g.groups = n.attrInt("group", 1);
-    if (g.groups <= 0 || g.C % g.groups || g.M % g.groups)
+    // An empty kernel or no input channels leaves no reduction (the split-K and tile
+    // arithmetic divide by its length).
+    checkGeometry(n, "kernel size (weight dims)", {g.KH, g.KW}, 1);
+    checkGeometry(n, "group", {g.groups}, 1);
+    if (g.C == 0) shapeError(n, "the input {} has no channels", shapeToString(x));
+    if (g.C % g.groups || g.M % g.groups)
         shapeError(n, "group {} does not divide input channels {} and output channels {}", g.groups, g.C, g.M);
     if (w[1] * g.groups != g.C)
         shapeError(n, "weight shape {} expects {} input channels, input has {}", shapeToString(w), w[1] * g.groups, g.C);
