@@ -2,8 +2,8 @@
 // ScatterElements (and the deprecated Scatter) in gather form: one invocation per output
 // element c starts from data[c] and walks the indices along the axis at c's other
 // coordinates, applying every update whose index hits c[axis] in order (so duplicates
-// reduce deterministically and "none" keeps the last one, like the reference). No atomics,
-// no separate copy; O(output * indices along the axis), fine for the sizes Scatter sees.
+// reduce deterministically and "none" keeps the last one, like the reference). No atomics
+// but the status report of an index out of range (index_status.glsl), no separate copy; O(output * indices along the axis), fine for the sizes Scatter sees.
 #include "common.glsl"
 #include "types.glsl"
 #include "scatter_elements.glsl"  // push constants, specialization constants: shaders/kernels/scatter_elements.toml
@@ -12,6 +12,8 @@ layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer Data { T x[]; };
 layout(std430, binding = 2) readonly buffer Idx { int idx[]; };
 layout(std430, binding = 3) readonly buffer Upd { T upd[]; };
+#define STATUS_BINDING 4
+#include "index_status.glsl"
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -36,9 +38,8 @@ void main() {
         int len = int(p.dims[p.axis]);
         for (uint k = 0; k < p.idxDims[p.axis]; ++k) {
             uint at = base + k * axisStride;
-            int j = idx[IDX64 != 0u ? 2u * at : at];
-            if (j < 0) j += len;
-            if (uint(j) != coord[p.axis]) continue;
+            int j = RESOLVE_INDEX(at, uint(len));  // -1 (reported) when out of range: no element
+            if (j != int(coord[p.axis])) continue;
             T u = upd[at];
             if (REDUCTION == 1u) v = T(ACC(v) + ACC(u));
             else if (REDUCTION == 2u) v = T(ACC(v) * ACC(u));

@@ -104,7 +104,10 @@ public:
     // Blocks until the submission finished and returns its outputs (except outputs whose
     // memory was imported with importTensorMemory: they are written in place and not copied
     // back). Fails if the ticket's slot has been reused since (more than framesInFlight
-    // submissions without a wait).
+    // submissions without a wait), and, returning no outputs, if a Gather, GatherElements,
+    // ScatterElements or ScatterND met an index computed at run time outside its axis (ONNX
+    // calls that an error; the kernels stay inside their buffers and report it): the message
+    // names the node, the indices tensor, the index and the extent. run() fails alike.
     Result<std::vector<NamedTensor>> wait(const Ticket& ticket, RunStats* stats = nullptr);
     // True once the submission has finished (does not block).
     Result<bool> isDone(const Ticket& ticket);
@@ -114,8 +117,15 @@ public:
     // and reads the outputs a recording left in the frame's readback staging once the host's
     // fence for that frame has signaled (outputs that recording sent to host images or
     // buffers are not returned).
+    // readOutputs fails as wait() does when an index was out of range.
     Status stageInput(uint32_t frame, const NamedTensor& input);
     Result<std::vector<NamedTensor>> readOutputs(uint32_t frame);
+    // Interleaved mode, after the host's fence for `frame`: fails naming the node if the
+    // frame's last recorded run met an index out of range (as wait() does), and clears that
+    // report for the frame's next run. readOutputs checks the same; call this for a frame
+    // whose outputs all went to host images or buffers. A report stays until checked: an
+    // unchecked frame's next check also reports it.
+    Status checkFrame(uint32_t frame);
 
     // The plan this session uses for the given shapes (JSON, as planJson()); inputs with a
     // default are taken as in prepare().

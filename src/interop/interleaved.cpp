@@ -406,8 +406,10 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             readback = true;
         }
         stamp(3, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-        if (readback)
-            rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+        // The host reads the readback staging and the index-status slots (Session::checkFrame).
+        if (readback || cp.statusAlloc >= 0)
+            rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                               VK_ACCESS_HOST_READ_BIT);
         // Input images go back to the state the host needs next.
         for (const auto& [name, in] : io.imageInputs) {

@@ -27,11 +27,21 @@ void requireIndices(const Graph& g, const Node& n, size_t i) {
 }
 
 // Index k along an axis of extent len, negative counting from the end; throws ShapeError
-// when out of range (the CPU reference is strict; the kernels clamp).
+// when out of range. The kernels report an index read at run time that is out of range
+// through their status slot (LowerContext::indexStatus), and the run fails with the same
+// words (runtime/index_status.cpp).
 int64_t checkedIndex(const Node& n, int64_t k, int64_t len) {
     int64_t v = k < 0 ? k + len : k;
     if (v < 0 || v >= len) shapeError(n, "index {} is out of range for an axis of extent {}", k, len);
     return v;
+}
+
+// Constant indices are checked when planning: index j against extentOf(j).
+template <class ExtentOf>
+void checkConstantIndices(const LowerContext& ctx, const Node& n, ExtentOf extentOf) {
+    const auto& c = ctx.value(n.inputs[1]).constant;
+    if (!c) return;
+    for (int64_t j = 0; j < c->elementCount(); ++j) checkedIndex(n, c->getInt(j), extentOf(j));
 }
 
 // Kernel variant by element size (8-byte elements move as two 32-bit words), and the
@@ -91,6 +101,7 @@ void lowerGather(LowerContext& ctx, const Node& n) {
     const auto& ind = ctx.value(n.inputs[1]);
     GatherDims d = gatherDims(n, x.shape, ind.shape);
     size_t es = dataTypeSize(x.dtype);
+    checkConstantIndices(ctx, n, [&](int64_t) { return d.axisLen; });
     // Constant indices k0, k0 + s, k0 + 2s, ...: a strided copy [outer, nIdx, inner].
     if (ind.constant && d.nIdx > 0) {
         int64_t k0 = checkedIndex(n, ind.constant->getInt(0), d.axisLen), step = 0;
@@ -122,7 +133,7 @@ void lowerGather(LowerContext& ctx, const Node& n) {
     p.axisLen = u32(d.axisLen);
     disp.setPush(p);
     setLaunch1d(disp, count);
-    disp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
+    disp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), ctx.indexStatus(n.inputs[1])};
 }
 
 // ---- GatherElements ----
@@ -186,6 +197,7 @@ void lowerGatherElements(LowerContext& ctx, const Node& n) {
     }
     const int64_t rank = static_cast<int64_t>(dims.size());
     if (rank > 6) unsupported(n, "GatherElements over {} separate dimensions (the kernel walks up to 6)", rank);
+    checkConstantIndices(ctx, n, [&](int64_t) { return x.shape[axis]; });
     int64_t words;
     const kernels::KernelId kernel = kernels::gather_elements::variant(
         elementVariant<kernels::gather_elements::Elem>(n, dataTypeSize(x.dtype), &words));
@@ -206,7 +218,7 @@ void lowerGatherElements(LowerContext& ctx, const Node& n) {
     }
     d.setPush(p);
     setLaunch1d(d, count * words);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), ctx.indexStatus(n.inputs[1])};
 }
 
 // ---- ScatterElements / Scatter ----
@@ -287,6 +299,8 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
     const auto& ind = ctx.value(n.inputs[1]);
     const int64_t rank = static_cast<int64_t>(x.shape.size());
     if (rank > 6) unsupported(n, "ScatterElements of rank {} (the kernel walks up to 6 dimensions)", rank);
+    const int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), rank);
+    checkConstantIndices(ctx, n, [&](int64_t) { return x.shape[axis]; });
     int64_t count = x.elementCount();
     if (count == 0) return;
     requireIndexable(n, std::max(count, ind.elementCount()));
@@ -296,14 +310,15 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
     kernels::scatter_elements::Push p{};
     p.count = u32(count);
     p.rank = u32(rank);
-    p.axis = u32(normalizeAxis(n, n.attrInt("axis", 0), rank));
+    p.axis = u32(axis);
     for (int64_t i = 0; i < rank; ++i) {
         p.dims[i] = u32(x.shape[i]);
         p.idxDims[i] = u32(ind.shape[i]);
     }
     d.setPush(p);
     setLaunch1d(d, count);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2]),
+                  ctx.indexStatus(n.inputs[1])};
 }
 
 // ---- ScatterND ----
@@ -366,6 +381,7 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
     const auto& ind = ctx.value(n.inputs[1]);
     ScatterNdDims sd = scatterNdDims(n, x.shape, ind.shape, ctx.value(n.inputs[2]).shape);
     if (sd.k > 6) unsupported(n, "ScatterND with {}-element index tuples (the kernel takes up to 6)", sd.k);
+    checkConstantIndices(ctx, n, [&](int64_t j) { return x.shape[j % sd.k]; });
     int64_t count = x.elementCount();
     if (count == 0) return;
     requireIndexable(n, std::max({count, ind.elementCount() * 2, sd.tuples * sd.slice}));
@@ -380,7 +396,8 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
     for (int64_t a = 0; a < sd.k; ++a) p.dims[a] = u32(x.shape[a]);
     d.setPush(p);
     setLaunch1d(d, count);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2])};
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(n.inputs[2]),
+                  ctx.indexStatus(n.inputs[1])};
 }
 
 }  // namespace

@@ -63,6 +63,26 @@ public:
         return g_.addValue(std::move(v));
     }
 
+    // The 16-byte status slot of a kernel that reads indices computed at run time
+    // (shaders/index_status.glsl): a value of its own, written by this node's dispatch only,
+    // so that no two dispatches share one (no barrier between them). The planner places all
+    // slots in the plan's status allocation (CompiledPlan::indexChecks).
+    Binding indexStatus(int indicesValue) {
+        graph::Value v;
+        v.name = g_.uniqueName(g_.nodes[node_].name + "_index_status");
+        v.dtype = DataType::UInt32;
+        v.shape = {4};
+        v.hasShape = true;
+        int id = g_.addValue(std::move(v));
+        indexStatus_.push_back({id, node_, indicesValue});
+        return {TensorRef{id}, Access::Write};
+    }
+    struct IndexStatusSlot {
+        int value, node;
+        int indices;  // the value holding the indices
+    };
+    const std::vector<IndexStatusSlot>& indexStatusSlots() const { return indexStatus_; }
+
     void setNode(int node) { node_ = node; }
     int node() const { return node_; }
 
@@ -102,6 +122,7 @@ private:
     const std::vector<int>* aliasParent_ = nullptr;
     const std::vector<int64_t>* aliasOffset_ = nullptr;
     std::vector<char> channelsLast_;
+    std::vector<IndexStatusSlot> indexStatus_;
     mutable std::unique_ptr<graph::Readers> readers_;
 };
 

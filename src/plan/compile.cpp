@@ -27,6 +27,7 @@ const char* allocKindName(AllocKind kind) {
         case AllocKind::Arena: return "arena";
         case AllocKind::Input: return "input";
         case AllocKind::Output: return "output";
+        case AllocKind::Status: return "status";
     }
     return "?";
 }
@@ -249,16 +250,17 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
         if (dispatches.size() == before) plan.viewNodes.push_back(n.name);
     }
     al.grow(g.values.size());
+    std::vector<char> isStatus(g.values.size(), 0);
+    for (const auto& slot : ctx.indexStatusSlots()) isStatus[slot.value] = 1;
     // A dispatch that writes no bytes (an empty tensor: a zero dimension) does nothing; it
-    // is dropped rather than bound to empty ranges.
-    dispatches.erase(std::remove_if(dispatches.begin(), dispatches.end(),
-                                    [&](const ops::Dispatch& d) {
-                                        return std::all_of(d.bindings.begin(), d.bindings.end(), [&](const ops::Binding& b) {
-                                            return b.access == ops::Access::Read || rangeOf(g, al, b.ref).end ==
-                                                                                        rangeOf(g, al, b.ref).begin;
-                                        });
-                                    }),
-                     dispatches.end());
+    // is dropped rather than bound to empty ranges (its index status, if any, with it).
+    auto writesNothing = [&](const ops::Dispatch& d) {
+        return std::all_of(d.bindings.begin(), d.bindings.end(), [&](const ops::Binding& b) {
+            return b.access == ops::Access::Read || isStatus[b.ref.value] ||
+                   rangeOf(g, al, b.ref).end == rangeOf(g, al, b.ref).begin;
+        });
+    };
+    dispatches.erase(std::remove_if(dispatches.begin(), dispatches.end(), writesNothing), dispatches.end());
 
     // Each graph output needs bytes of its own: copy when its storage is a graph input, a
     // constant, or shared with another output.
@@ -320,6 +322,19 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
         plan.allocations.push_back({"output:" + plan.outputNames[k], AllocKind::Output,
                                     alignUp(std::max<int64_t>(bytes, 1), 4), static_cast<int>(k), bytes});
         rootLoc[root] = {plan.outputAlloc(static_cast<int>(k)), 0};
+    }
+    // Index-status slots, each where the device can bind it, in one host-visible allocation.
+    const int64_t slotStride = alignUp(16, std::max(plan.alignment, sliceAlignment));
+    for (const auto& slot : ctx.indexStatusSlots()) {
+        if (!rootUsed[slot.value]) continue;  // its dispatch was dropped
+        if (plan.statusAlloc < 0) {
+            plan.statusAlloc = static_cast<int>(plan.allocations.size());
+            plan.allocations.push_back({"index status", AllocKind::Status, 0, -1});
+        }
+        int64_t offset = static_cast<int64_t>(plan.indexChecks.size()) * slotStride;
+        rootLoc[slot.value] = {plan.statusAlloc, offset};
+        plan.indexChecks.push_back({g.nodes[slot.node].describe(), g.values[slot.indices].name, offset});
+        plan.allocations[plan.statusAlloc].size = offset + slotStride;
     }
 
     // Weights, packed in first-use order.

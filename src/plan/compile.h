@@ -14,7 +14,9 @@
 
 namespace vkinfer::plan {
 
-enum class AllocKind { Weights, Arena, Input, Output };
+// Status: the index-status slots of the kernels that read indices computed at run time
+// (host-visible, read after each frame: runtime/index_status.h).
+enum class AllocKind { Weights, Arena, Input, Output, Status };
 const char* allocKindName(AllocKind kind);
 
 struct Allocation {
@@ -33,7 +35,17 @@ struct Location {
     int64_t offset = 0;
 };
 
-// Allocation ids: weights, arena, then one per graph input, then one per graph output.
+// A dispatch reading indices computed at run time (Gather, GatherElements, ScatterElements,
+// ScatterND): its 16-byte slot at `offset` of the status allocation, and what a report from it
+// names.
+struct IndexCheck {
+    std::string node;     // Node::describe(): "node 'name' (Gather)"
+    std::string indices;  // the tensor holding the indices
+    int64_t offset = 0;
+};
+
+// Allocation ids: weights, arena, then one per graph input, then one per graph output, then
+// the status allocation when the plan has index checks.
 constexpr int kWeightsAlloc = 0;
 constexpr int kArenaAlloc = 1;
 
@@ -50,6 +62,7 @@ struct CompiledPlan {
     std::vector<int> weightValues;           // constants uploaded to the weights allocation
     std::vector<std::string> viewNodes;      // nodes that need no dispatch (views, in-place Concat)
     std::vector<std::string> channelsLast;   // tensors stored NHWC (ops::chooseChannelsLast)
+    std::vector<IndexCheck> indexChecks;     // in the status allocation, in lowering order
     SyncMode sync = SyncMode::Minimal;
     Precision precision = Precision::Float32;
     int64_t alignment = 64;
@@ -58,6 +71,7 @@ struct CompiledPlan {
     int inputCount = 0;
     int inputAlloc(int i) const { return 2 + i; }
     int outputAlloc(int i) const { return 2 + inputCount + i; }
+    int statusAlloc = -1;  // -1: no index checks
 };
 
 // Throws Error naming the node, tensor or input at fault.

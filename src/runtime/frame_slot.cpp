@@ -1,6 +1,7 @@
 #include "runtime/frame_slot.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "vk/check.h"
 
@@ -53,6 +54,11 @@ void createFrameSlot(FrameSlot& s, uint32_t index, const detail::ContextImpl& ct
                                         vk::MemoryKind::InputOutput, exportTypes);
                 s.outputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback,
                                              ("staging of " + what).c_str(), vk::MemoryKind::Staging);
+                break;
+            case AllocKind::Status:  // written by kernels only on a bad index, read by the host
+                s.owned[a] = vk::Buffer(dev, al.size, kStorage, vk::MemoryUse::Readback, what.c_str(),
+                                        vk::MemoryKind::Staging);
+                std::memset(s.owned[a].mapped(), 0, static_cast<size_t>(al.size));
                 break;
         }
     }

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/host_alloc.h"
+#include "runtime/index_status.h"
 #include "vk/check.h"
 #include "vk/fault_injection.h"
 
@@ -88,6 +89,7 @@ std::vector<NamedTensor> readStagedOutputs(const plan::CompiledPlan& plan, const
 std::vector<NamedTensor> collectSlot(const detail::ContextImpl& ctx, const plan::CompiledPlan& plan,
                                      const TimestampLayout& timestamps, FrameSlot& s, RunStats* stats) {
     waitForSlot(ctx.device->handle(), s);
+    checkIndexStatus(plan, s);
     auto t0 = std::chrono::steady_clock::now();
     auto outputs = readStagedOutputs(plan, s);
     if (!stats) return outputs;

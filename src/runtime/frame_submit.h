@@ -38,7 +38,8 @@ void submitSlot(vk::Device& device, VkQueue queue, FrameSlot& s, const plan::Com
 // The outputs the slot's last run or recording left in its readback staging.
 std::vector<NamedTensor> readStagedOutputs(const plan::CompiledPlan& plan, const FrameSlot& s);
 // Waits for the slot's submission and reads its outputs, with the download and GPU times
-// into `stats` when given.
+// into `stats` when given; fails when a kernel reported an index out of range
+// (runtime/index_status.h).
 std::vector<NamedTensor> collectSlot(const detail::ContextImpl& ctx, const plan::CompiledPlan& plan,
                                      const TimestampLayout& timestamps, FrameSlot& s, RunStats* stats);
 

@@ -88,7 +88,9 @@ void recordSlotRun(VkDevice dev, VkCommandPool pool, FrameSlot& s, const plan::C
         if (copy.size) vkCmdCopyBuffer(cmd, ioBuffer(s, alloc).handle(), s.outputStaging[k].handle(), 1, &copy);
     }
     if (stamped) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, s.queries, Q::kAfterReadback);
-    memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+    // The host reads the readback staging and the index-status slots (kernel writes).
+    memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                   VK_ACCESS_HOST_READ_BIT);
     VK_CHECK(vkEndCommandBuffer(cmd));
     s.commandsRecorded = true;

@@ -11,6 +11,7 @@
 #include "runtime/model_data.h"
 #include "passes/specialize.h"
 #include "runtime/device_guard.h"
+#include "runtime/index_status.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
 
@@ -280,7 +281,14 @@ Result<std::vector<NamedTensor>> Session::wait(const Ticket& ticket, RunStats* s
                  ticket.value, impl_->options.framesInFlight);
         rt::PreparedPlan& plan = *it->second;
         rt::FrameSlot& slot = plan.slot(ticket.frame);
-        auto outputs = plan.collect(slot, stats);
+        std::vector<NamedTensor> outputs;
+        try {
+            outputs = plan.collect(slot, stats);
+        } catch (const Error&) {  // an index out of range: the ticket is done, its outputs are not
+            impl_->outstanding.erase(it);
+            impl_->releaseFinishedWaits();
+            throw;
+        }
         impl_->outstanding.erase(it);
         impl_->releaseFinishedWaits();
         impl_->ctx().checkValidation("inference");
@@ -330,6 +338,7 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
             fail(ErrorCode::InvalidArgument, "frame {} has not been recorded or run", frame);
         rt::PreparedPlan& plan = *impl_->framePlan[frame];
         rt::FrameSlot& slot = plan.slot(frame);
+        rt::checkIndexStatus(plan.plan(), slot);
         // Only what the last recording left in the readback staging: outputs it sent to host
         // images or buffers would be stale here.
         std::vector<NamedTensor> out = plan.readStagedOutputs(slot);
@@ -338,6 +347,15 @@ Result<std::vector<NamedTensor>> Session::readOutputs(uint32_t frame) {
                                              "there is nothing to read back",
                  frame);
         return out;
+    });
+}
+
+Status Session::checkFrame(uint32_t frame) {
+    return detail::guardDevice(impl_->ctx(), "Session::checkFrame", [&] {
+        if (frame >= impl_->options.framesInFlight || !impl_->framePlan[frame])
+            fail(ErrorCode::InvalidArgument, "frame {} has not been recorded", frame);
+        rt::PreparedPlan& plan = *impl_->framePlan[frame];
+        rt::checkIndexStatus(plan.plan(), plan.slot(frame));
     });
 }
 

@@ -565,6 +565,50 @@ TEST_F(Interleaved, InputWithADefaultTakesItUnlessStaged) {
     EXPECT_EQ(record(true), (std::vector<float>{-10, 0, 15, 80}));
 }
 
+// An index out of range in the host's command buffer: readOutputs and checkFrame fail naming
+// the node after the host's fence, and the report is cleared for the frame's next run.
+TEST_F(Interleaved, IndexOutOfRangeIsReportedAfterTheHostsFence) {
+    OnnxBuilder b;
+    b.input("x", {5, 2}).input("i", {3}, DataType::Int64);
+    b.node("Gather", {"x", "i"}, {"y"}, "pick_rows");
+    b.output("y");
+    auto model = b.build();
+    ASSERT_TRUE(model.ok()) << model.status().toString();
+    Context ctx = wrap();
+    auto s = Session::create(ctx, *model);
+    ASSERT_TRUE(s.ok()) << s.status().toString();
+    Tensor x = floatTensor({5, 2}, {0, 1, 10, 11, 20, 21, 30, 31, 40, 41});
+    auto record = [&](std::vector<int64_t> indices) {
+        EXPECT_TRUE(s->stageInput(0, {"x", x}).ok());
+        EXPECT_TRUE(s->stageInput(0, {"i", testing::int64Tensor({3}, indices)}).ok());
+        VkCommandBuffer cmd = vk().begin();
+        Status st = recordInference(*s, cmd, RecordIO{});
+        ASSERT_TRUE(st.ok()) << st.toString();
+        vk().submitAndWait(cmd);
+    };
+    record({4, 5, 0});
+    auto out = s->readOutputs(0);
+    ASSERT_FALSE(out.ok());
+    EXPECT_EQ(out.status().code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(out.status().message().find("'pick_rows'"), std::string::npos) << out.status().message();
+    EXPECT_NE(out.status().message().find("index 5 in 'i'"), std::string::npos) << out.status().message();
+    EXPECT_TRUE(s->checkFrame(0).ok()) << "the report was cleared by readOutputs";
+
+    record({-6, 1, 2});
+    Status st = s->checkFrame(0);
+    EXPECT_EQ(st.code(), ErrorCode::InvalidArgument) << st.toString();
+    EXPECT_NE(st.message().find("index -6"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("extent 5"), std::string::npos) << st.message();
+
+    record({-1, 1, 2});
+    EXPECT_TRUE(s->checkFrame(0).ok());
+    out = s->readOutputs(0);
+    ASSERT_TRUE(out.ok()) << out.status().toString();
+    const Tensor& y = out->at(0).tensor;
+    EXPECT_EQ(std::vector<float>(y.as<float>(), y.as<float>() + 6), (std::vector<float>{40, 41, 10, 11, 20, 21}));
+    EXPECT_EQ(s->checkFrame(1).code(), ErrorCode::InvalidArgument) << "frame 1 was never recorded";
+}
+
 // A recording that fails (here: a staged input of another shape than the recording's) must
 // not leave half its work in a command buffer the host then discards: on a device without
 // a queue the weights are uploaded by the first recording, and must still be by the next.
