@@ -402,6 +402,29 @@ TEST_F(CliBadInput, ModelWithoutInputsRunsWithoutAny) {
     expectCleanError({"run", file("noin.onnx"), "-i", "x=" + file("a.pb")}, 2, {"no input 'x'", "none"});
 }
 
+// Indices out of range in an input file: the GPU's index check fails the run (exit 1),
+// naming the node, the index and the extent, and no output is written.
+TEST_F(CliBadInput, OutOfRangeIndicesFailTheRunAndWriteNothing) {
+    OnnxBuilder b;
+    b.input("x", {3, 2}).input("ids", {3}, DataType::Int64);
+    b.node("Gather", {"x", "ids"}, {"y"}, "lookup");
+    b.output("y");
+    writeFile(file("gather.onnx"), b.serialize());
+    ASSERT_TRUE(saveNpy(file("x.npy"), floatTensor({3, 2}, {1, 2, 3, 4, 5, 6})).ok());
+    ASSERT_TRUE(saveNpy(file("bad.npy"), int64Tensor({3}, {0, 3, 1})).ok());
+    expectCleanError({"run", file("gather.onnx"), "-i", "x=" + file("x.npy"), "-i", "ids=" + file("bad.npy"), "-o",
+                      file("out")},
+                     1, {"node 'lookup' (Gather)", "index 3 in 'ids'", "extent 3"});
+    EXPECT_FALSE(fs::exists(file("out/y.npy")));
+    ASSERT_TRUE(saveNpy(file("good.npy"), int64Tensor({3}, {0, -3, 2})).ok());
+    CliResult r = runCli({"run", file("gather.onnx"), "-i", "x=" + file("x.npy"), "-i", "ids=" + file("good.npy"), "-o",
+                          file("out")});
+    EXPECT_EQ(r.exitCode, 0) << r.describe();
+    auto y = loadNpy(file("out/y.npy"));
+    ASSERT_TRUE(y.ok()) << y.status().toString();
+    EXPECT_EQ(std::vector<float>(y->as<float>(), y->as<float>() + 6), (std::vector<float>{1, 2, 1, 2, 5, 6}));
+}
+
 TEST_F(CliBadInput, CheckOnNothing) {
     TempDir empty;
     expectCleanError({"check", empty.path().string()}, 2, {"no model.onnx", empty.path().string()});
