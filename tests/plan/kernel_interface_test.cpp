@@ -52,9 +52,11 @@ TEST(KernelInterface, DeclarationsMatchTheirSpirv) {
         EXPECT_EQ(s.pushConstantBytes, d.pushBytes) << name << ": the push block of the shader and of its declaration";
         // (The optimizer drops what a variant does not use: a split-K variant stores no shuffle.)
         const std::set<uint32_t> declaredIds(d.specIds.begin(), d.specIds.end());
-        for (uint32_t sid : s.specIds)
-            if (sid >= 6)
+        for (uint32_t sid : s.specIds) {
+            if (sid >= 6) {
                 EXPECT_TRUE(declaredIds.count(sid)) << name << ": specialization constant " << sid << " is not declared";
+            }
+        }
     }
     EXPECT_EQ(declared, kernels::kKernelCount) << "every family declares its interface (401 variants)";
 }
@@ -118,11 +120,14 @@ void checkPlan(const Model& model, const InputShapes& shapes, const std::vector<
                 for (uint32_t b : s.bindings) EXPECT_LT(b, d.bindings.size()) << where << ": binding " << b << " unbound";
                 // Every constant set is one the declaration names (or the shared 3-5).
                 const kernels::KernelInterface& decl = kernels::declaredInterface(d.kernel);
-                if (decl.declared)
-                    for (size_t i = 3; i < d.spec.size(); ++i)
-                        if (d.spec[i] != 0)
+                if (decl.declared) {
+                    for (size_t i = 3; i < d.spec.size(); ++i) {
+                        if (d.spec[i] != 0) {
                             EXPECT_NE(std::find(decl.specIds.begin(), decl.specIds.end(), i + 3), decl.specIds.end())
                                 << where << ": sets specialization constant " << i + 3 << ", which it does not declare";
+                        }
+                    }
+                }
                 ++checked->dispatches;
                 checked->kernels.insert(kernel);
             }
