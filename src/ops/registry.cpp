@@ -8,9 +8,7 @@
 namespace vkinfer::ops {
 
 
-namespace {
-
-const std::vector<OpDef>& table() {
+const std::vector<OpDef>& opTable() {
     static const std::vector<OpDef> t = [] {
         std::vector<OpDef> v;
         for (auto* family : {registerConvOps, registerPoolOps, registerElementwiseOps, registerGemmOps, registerLayoutOps,
@@ -23,16 +21,14 @@ const std::vector<OpDef>& table() {
     return t;
 }
 
-}  // namespace
-
 const OpDef* findOp(std::string_view type, int64_t opset) {
-    for (const auto& d : table())
+    for (const auto& d : opTable())
         if (d.type == type && opset >= d.minOpset && opset <= d.maxOpset) return &d;
     return nullptr;
 }
 
 const OpDef* findOpAnyOpset(std::string_view type) {
-    for (const auto& d : table())
+    for (const auto& d : opTable())
         if (d.type == type) return &d;
     return nullptr;
 }

@@ -51,6 +51,8 @@ inline OpDef withFp16(OpDef d) {
     return d;
 }
 
+// Every entry (an op type appears once per opset range).
+const std::vector<OpDef>& opTable();
 // The entry for (op type, opset), or null.
 const OpDef* findOp(std::string_view type, int64_t opset);
 // The entry for the op type at any opset (to tell "unknown op" from "unsupported opset").

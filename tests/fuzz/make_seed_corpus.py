@@ -9,8 +9,9 @@ typed fields (float_data, int64_data, ...) rather than raw_data.
 fuzz_npy: hand-written .npy files of every dtype the reader accepts, header versions 1-3,
 and the variants it must refuse (big-endian, Fortran order, bad shapes).
 
-Files named crash-* are inputs that once crashed a fuzzer (see tests/fuzz/README.md): this
-script leaves them alone. Needs only the Python standard library.
+Files named crash-* are inputs that once crashed a fuzzer (see tests/fuzz/README.md), and
+built-* are written by make_model_seeds.py (onnx.helper models): this script leaves them
+alone. Needs only the Python standard library.
 """
 import glob
 import os
@@ -25,7 +26,7 @@ def reset(target):
     d = os.path.join(OUT, target)
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
-        if not f.startswith("crash-"):
+        if not f.startswith(("crash-", "built-")):
             os.remove(os.path.join(d, f))
     return d
 
