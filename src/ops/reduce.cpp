@@ -139,21 +139,30 @@ double reduceValues(ReduceOp op, const std::vector<double>& v) {
 
 template <class T>
 T reduceInts(ReduceOp op, const std::vector<T>& v) {
-    using U = std::make_unsigned_t<T>;  // wraps like the kernel
-    U acc = op == ReduceOp::Prod ? 1 : 0;
-    if ((op == ReduceOp::Max || op == ReduceOp::Min) && !v.empty()) acc = static_cast<U>(v[0]);
+    // Wraps like the kernel: sums and products in uint64_t (narrower unsigned types would
+    // promote to int and overflow there), whose low bits are T's.
+    uint64_t acc = op == ReduceOp::Prod ? 1 : 0;
+    if ((op == ReduceOp::Max || op == ReduceOp::Min) && !v.empty()) acc = static_cast<uint64_t>(v[0]);
     for (T e : v) {
+        const uint64_t u = static_cast<uint64_t>(e);
         switch (op) {
-            case ReduceOp::Max: acc = static_cast<U>(std::max(static_cast<T>(acc), e)); break;
-            case ReduceOp::Min: acc = static_cast<U>(std::min(static_cast<T>(acc), e)); break;
-            case ReduceOp::Prod: acc = static_cast<U>(acc * static_cast<U>(e)); break;
-            case ReduceOp::SumSquare: acc = static_cast<U>(acc + static_cast<U>(e) * static_cast<U>(e)); break;
-            case ReduceOp::L1: acc = static_cast<U>(acc + static_cast<U>(e < 0 ? -e : e)); break;
-            default: acc = static_cast<U>(acc + static_cast<U>(e)); break;
+            case ReduceOp::Max: acc = static_cast<uint64_t>(std::max(static_cast<T>(acc), e)); break;
+            case ReduceOp::Min: acc = static_cast<uint64_t>(std::min(static_cast<T>(acc), e)); break;
+            case ReduceOp::Prod: acc *= u; break;
+            case ReduceOp::SumSquare: acc += u * u; break;
+            case ReduceOp::L1: acc += e < T(0) ? uint64_t{0} - u : u; break;  // |MIN| wraps to MIN
+            default: acc += u; break;
         }
     }
     T r = static_cast<T>(acc);
-    if (op == ReduceOp::Mean) r = v.empty() ? T(0) : static_cast<T>(r / static_cast<T>(v.size()));
+    if (op == ReduceOp::Mean && !v.empty()) {  // the wrapped sum divided by the count, toward zero
+        if constexpr (std::is_signed_v<T>)
+            r = static_cast<T>(static_cast<int64_t>(r) / static_cast<int64_t>(v.size()));
+        else
+            r = static_cast<T>(static_cast<uint64_t>(r) / static_cast<uint64_t>(v.size()));
+    } else if (op == ReduceOp::Mean) {
+        r = T(0);
+    }
     return r;
 }
 

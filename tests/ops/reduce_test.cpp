@@ -4,6 +4,8 @@
 // ArgMax/ArgMin with select_last_index; the reference against hand-computed values.
 #include <cmath>
 
+#include <limits>
+
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -123,6 +125,27 @@ TEST(ReduceOp, Integers) {
     expectReferenceEquals(reduceModel("ReduceMean", {4}, {0}, 0, false, DataType::Int32),
                           {{"x", typedTensor(DataType::Int32, {4}, {1, 2, 3, 1})}}, {typedTensor(DataType::Int32, {}, {1})},
                           "int32 ReduceMean truncates");
+}
+
+// The reference's integer edges (constant folding; the fuzzer found the first): |INT64_MIN|
+// wraps to itself, a mean divides by the count in int64 (int8 over 256 elements: by 256, not by
+// the count converted to int8, 0).
+TEST(ReduceOp, IntegerEdges) {
+    const double kMin = -9223372036854775808.0;
+    auto ref = cpuReference(reduceModel("ReduceL1", {2}, {0}, 0, false, DataType::Int64),
+                            {{"x", typedTensor(DataType::Int64, {2}, {kMin, 1})}}, "int64 ReduceL1 of MIN");
+    ASSERT_EQ(ref.size(), 1u);
+    EXPECT_EQ(ref[0].as<int64_t>()[0], std::numeric_limits<int64_t>::min() + 1);
+    Tensor ones(DataType::Int8, {256});
+    for (int64_t i = 0; i < 256; ++i) ones.as<int8_t>()[i] = 1;
+    ref = cpuReference(reduceModel("ReduceMean", {256}, {0}, 0, false, DataType::Int8), {{"x", ones}}, "int8 mean of 256");
+    ASSERT_EQ(ref.size(), 1u);
+    EXPECT_EQ(ref[0].as<int8_t>()[0], 0) << "the sum 256 wraps to 0 in int8; 0 / 256 = 0";
+    Tensor hundred(DataType::Int8, {100});
+    for (int64_t i = 0; i < 100; ++i) hundred.as<int8_t>()[i] = 1;
+    ref = cpuReference(reduceModel("ReduceMean", {100}, {0}, 0, false, DataType::Int8), {{"x", hundred}}, "int8 mean of 100");
+    ASSERT_EQ(ref.size(), 1u);
+    EXPECT_EQ(ref[0].as<int8_t>()[0], 1);
 }
 
 TEST(ReduceOp, ReferenceMatchesHandComputed) {
