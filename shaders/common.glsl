@@ -16,6 +16,30 @@ bool isNaN(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 float maxNaN(float a, float b) { return isNaN(a) ? a : (isNaN(b) ? b : max(a, b)); }
 float minNaN(float a, float b) { return isNaN(a) ? a : (isNaN(b) ? b : min(a, b)); }
 
+// erf with ~1 ulp error in float arithmetic (N. Juffa's minimax fit): GLSL has no erf, and
+// the classic 7.1.26 fit (1.5e-7 absolute) loses relative accuracy near 0, where GELU needs it.
+float erfApprox(float a) {
+    float t = abs(a), s = a * a, r;
+    if (t > 0.927734375) {
+        r = fma(-1.72853470e-5, t, 3.83197126e-4);
+        float u = fma(-3.88396438e-3, t, 2.42546219e-2);
+        r = fma(r, s, u);
+        r = fma(r, t, -1.06777877e-1);
+        r = fma(r, t, -6.34846687e-1);
+        r = fma(r, t, -1.28717512e-1);
+        r = fma(r, t, -t);
+        r = 1.0 - exp(r);
+        return a < 0.0 ? -r : r;
+    }
+    r = -5.96761703e-4;
+    r = fma(r, s, 4.99119423e-3);
+    r = fma(r, s, -2.67681349e-2);
+    r = fma(r, s, 1.12819925e-1);
+    r = fma(r, s, -3.76125336e-1);
+    r = fma(r, s, 1.28379166e-1);
+    return fma(r, a, a);
+}
+
 float activate(float x) {
     if (ACT_KIND != 0u && isNaN(x)) return x;  // every activation maps NaN to NaN
     if (ACT_KIND == 1u) return max(x, 0.0);
@@ -40,6 +64,11 @@ float activate(float x) {
     }
     if (ACT_KIND == 5u) return x >= 0.0 ? x : x * ACT_ALPHA;
     if (ACT_KIND == 6u) return x * (1.0 / (1.0 + exp(-x)));  // as Mul(x, Sigmoid(x)): -inf gives NaN
+    if (ACT_KIND == 7u) return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));  // Gelu
+    if (ACT_KIND == 8u) {  // Gelu, tanh approximation: 0.5 x (1 + tanh(u)) = x sigmoid(2u), no inf/inf
+        float u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+        return x / (1.0 + exp(-2.0 * u));
+    }
     return x;
 }
 vec4 activate4(vec4 v) { return vec4(activate(v.x), activate(v.y), activate(v.z), activate(v.w)); }

@@ -1,9 +1,11 @@
 #version 450
-// LayerNormalization and InstanceNormalization: rows of `len` contiguous elements are
+// Layer-, Instance- and GroupNormalization: rows of `len` contiguous elements are
 // normalized to zero mean and unit variance (two passes: the mean, then the mean squared
-// deviation, so no cancellation), then scaled and shifted. Layer mode: scale/bias per
-// element of the row; instance mode: per channel (row % C). PER_THREAD: one invocation per
-// row; otherwise one workgroup per row with shared-memory tree sums. STATS (a variant) also
+// deviation, so no cancellation), then scaled and shifted. AFFINE 0 (layer): scale/bias per
+// element of the row; 1 (instance, and opset-18 groups): per row % C; 2 (groups): a row is
+// group row % C of its image, len / inner channels of inner elements, each its own scale and
+// bias. PER_THREAD: one invocation per row; otherwise one workgroup per row with
+// shared-memory tree sums. STATS (a variant) also
 // writes each row's mean and 1/sqrt(var + eps).
 #include "common.glsl"
 #include "types.glsl"
@@ -55,7 +57,7 @@ void main() {
     float invStd = inversesqrt(q / float(p.len) + p.epsilon);
     uint c = row % p.C;
     for (uint j = first; j < p.len; j += step) {
-        uint k = INSTANCE != 0u ? c : j;
+        uint k = AFFINE == 0u ? j : AFFINE == 1u ? c : c * (p.len / p.inner) + j / p.inner;
         float b = HAS_BIAS != 0u ? float(bias[k]) : 0.0;
         y[base + j] = T(activate((float(x[base + j]) - mean) * invStd * float(scale[k]) + b));
     }

@@ -10,30 +10,6 @@ layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 #if T_IS_FLOAT
-// erf with ~1 ulp error in float arithmetic (N. Juffa's minimax fit): GLSL has no erf, and
-// the classic 7.1.26 fit (1.5e-7 absolute) loses relative accuracy near 0, where GELU needs it.
-float erfApprox(float a) {
-    float t = abs(a), s = a * a, r;
-    if (t > 0.927734375) {
-        r = fma(-1.72853470e-5, t, 3.83197126e-4);
-        float u = fma(-3.88396438e-3, t, 2.42546219e-2);
-        r = fma(r, s, u);
-        r = fma(r, t, -1.06777877e-1);
-        r = fma(r, t, -6.34846687e-1);
-        r = fma(r, t, -1.28717512e-1);
-        r = fma(r, t, -t);
-        r = 1.0 - exp(r);
-        return a < 0.0 ? -r : r;
-    }
-    r = -5.96761703e-4;
-    r = fma(r, s, 4.99119423e-3);
-    r = fma(r, s, -2.67681349e-2);
-    r = fma(r, s, 1.12819925e-1);
-    r = fma(r, s, -3.76125336e-1);
-    r = fma(r, s, 1.28379166e-1);
-    return fma(r, a, a);
-}
-
 // asin, acos, atan to ~2e-7 (Cephes' single-precision fits): Vulkan lets GLSL's be far
 // coarser (lavapipe's asin is off by 4e-4).
 float asinKernel(float a) {  // |a| <= 0.5
@@ -108,6 +84,10 @@ float applyFloat(float v) {
         case 28: return sign(v) * log(abs(v) + sqrt(v * v + 1.0));  // asinh, odd by construction
         case 29: return log(v + sqrt(v * v - 1.0));                 // acosh
         case 30: return 0.5 * log((1.0 + v) / (1.0 - v));           // atanh
+        case 31: {  // Mish: x tanh(softplus(x)); softplus >= 0, so tanh has no inf/inf
+            float e = exp(-2.0 * (max(v, 0.0) + log(1.0 + exp(-abs(v)))));
+            return v * (1.0 - e) / (1.0 + e);
+        }
     }
     return v;
 }

@@ -17,6 +17,8 @@ const char* actKindName(ActKind kind) {
         case ActKind::Tanh: return "Tanh";
         case ActKind::LeakyRelu: return "LeakyRelu";
         case ActKind::Silu: return "Silu";
+        case ActKind::Gelu: return "Gelu";
+        case ActKind::GeluTanh: return "GeluTanh";
     }
     return "?";
 }

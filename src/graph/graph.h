@@ -18,7 +18,11 @@ using Shape = std::vector<int64_t>;
 
 // An element-wise activation fused into the op that produces a tensor.
 // Silu: x * sigmoid(x), what exporters write as Mul(x, Sigmoid(x)) (EfficientNet, YOLO).
-enum class ActKind : uint32_t { None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5, Silu = 6 };
+// Gelu: x * Phi(x) with the exact erf, GeluTanh: its tanh approximation (ONNX Gelu, opset 20,
+// approximate = "none" / "tanh": ViT, ConvNeXt, Swin).
+enum class ActKind : uint32_t {
+    None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5, Silu = 6, Gelu = 7, GeluTanh = 8
+};
 struct Activation {
     ActKind kind = ActKind::None;
     float alpha = 0;  // Clip: min, LeakyRelu: slope

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "core/error.h"
 #include "graph/graph.h"
 
 namespace vkinfer::ops {
@@ -19,8 +21,39 @@ inline float applyActivation(const graph::Activation& a, float x) {
         case graph::ActKind::Tanh: return std::tanh(x);
         case graph::ActKind::LeakyRelu: return x >= 0 ? x : x * a.alpha;
         case graph::ActKind::Silu: return x * (1.0f / (1.0f + std::exp(-x)));
+        case graph::ActKind::Gelu: return static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))));
+        case graph::ActKind::GeluTanh: {
+            const double v = x, k = std::sqrt(2.0 / 3.14159265358979323846);
+            return static_cast<float>(0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))));
+        }
     }
     return x;
+}
+
+// The activation of a standalone node that its attributes alone define (Relu, Sigmoid, Tanh,
+// LeakyRelu, Gelu); false for other ops (Clip's bounds are inputs: its callers read them).
+// Throws Unsupported for a Gelu approximation ONNX does not define.
+inline bool attributeActivation(const graph::Node& n, graph::Activation* a) {
+    using graph::ActKind;
+    if (n.opType == "Relu") {
+        a->kind = ActKind::Relu;
+    } else if (n.opType == "Sigmoid") {
+        a->kind = ActKind::Sigmoid;
+    } else if (n.opType == "Tanh") {
+        a->kind = ActKind::Tanh;
+    } else if (n.opType == "LeakyRelu") {
+        a->kind = ActKind::LeakyRelu;
+        a->alpha = n.attrFloat("alpha", 0.01f);
+    } else if (n.opType == "Gelu") {
+        const std::string approximate = n.attrString("approximate", "none");
+        if (approximate != "none" && approximate != "tanh")
+            fail(ErrorCode::Unsupported, "{}: Gelu approximation '{}' is not defined (\"none\" or \"tanh\")",
+                 n.describe(), approximate);
+        a->kind = approximate == "tanh" ? ActKind::GeluTanh : ActKind::Gelu;
+    } else {
+        return false;
+    }
+    return true;
 }
 
 }  // namespace vkinfer::ops

@@ -1,6 +1,6 @@
 // Element-wise ops: binary arithmetic with broadcasting (Add, Sub, Mul, Div, Pow, Mod, PRelu)
 // for every numeric type, the variadic Sum, Mean, Max and Min, and the standalone
-// activations (Relu, Clip, Sigmoid, Tanh, LeakyRelu).
+// activations (Relu, Clip, Sigmoid, Tanh, LeakyRelu, Gelu).
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -285,13 +285,7 @@ void lowerVariadic(LowerContext& ctx, const Node& n) {
 // The activation a standalone activation node computes.
 graph::Activation activationOfNode(const Node& n, std::span<const Tensor* const> clipBounds) {
     graph::Activation a;
-    if (n.opType == "Relu") a.kind = graph::ActKind::Relu;
-    if (n.opType == "Sigmoid") a.kind = graph::ActKind::Sigmoid;
-    if (n.opType == "Tanh") a.kind = graph::ActKind::Tanh;
-    if (n.opType == "LeakyRelu") {
-        a.kind = graph::ActKind::LeakyRelu;
-        a.alpha = n.attrFloat("alpha", 0.01f);
-    }
+    if (attributeActivation(n, &a)) return a;
     if (n.opType == "Clip") {
         a.kind = graph::ActKind::Clip;
         a.alpha = n.attrFloat("min", -FLT_MAX);
@@ -306,6 +300,8 @@ void inferUnary(Graph& g, const Node& n) {
     const auto& x = inputValue(g, n, 0);
     if (n.opType != "Clip") {
         requireFloat(g, n, 0);
+        graph::Activation a;
+        attributeActivation(n, &a);  // refuses a Gelu approximation ONNX does not define
     } else {  // Clip (opset 12 on) takes any numeric type, and bounds that are scalars of that type
         if (!isNumeric(x.dtype)) unsupported(n, "Clip is not defined for {} inputs", dataTypeName(x.dtype));
         for (size_t i = 1; i < 3; ++i) {
@@ -401,6 +397,7 @@ void registerElementwiseOps(std::vector<OpDef>& t) {
         t.push_back(withFp16({op, 1, 1000, inferVariadic, evalVariadic, lowerVariadic}));
     for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu"})
         t.push_back(withFp16({op, 1, 1000, inferUnary, evalUnary, lowerUnary}));
+    t.push_back(withFp16({"Gelu", 20, 1000, inferUnary, evalUnary, lowerUnary}));
 }
 
 }  // namespace vkinfer::ops

@@ -1,6 +1,7 @@
 // LayerNormalization (opset 17: axis, epsilon, optional bias, optional Mean and InvStdDev
-// outputs) and InstanceNormalization, both on shaders/norm.comp: rows of contiguous
-// elements normalized in float32; and BatchNormalization (inference, and training mode's
+// outputs), InstanceNormalization and GroupNormalization (opset 18: scale and bias per group;
+// 21: per channel), all on shaders/norm.comp: rows of contiguous elements normalized in
+// float32; and BatchNormalization (inference, and training mode's
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
 // with constant statistics into the Conv before it.
 #include <cmath>
@@ -22,25 +23,49 @@ namespace vkinfer::ops {
 namespace {
 
 // rows x len: the normalized elements of a row are contiguous. Layer: len = the product of
-// the dims from `axis` on. Instance: rows = N * C, len = the spatial size.
+// the dims from `axis` on. Instance: rows = N * C, len = the spatial size. Group: rows =
+// N * G, len = C / G channels of the spatial size (`inner`). `affine` says which scale and
+// bias an element takes (AFFINE in shaders/norm.comp): 0 its index in the row, 1 row % C
+// (instance; groups with per-group parameters, opset 18), 2 its channel (groups, opset 21).
 struct NormLayout {
-    int64_t rows = 1, len = 1, C = 1;
+    int64_t rows = 1, len = 1, C = 1, inner = 1;
     int64_t axis = 0;
+    uint32_t affine = 0;
+    int64_t params = 0;  // elements scale and bias must have (0: the normalized shape's)
 };
 
 bool isLayer(const Node& n) { return n.opType == "LayerNormalization"; }
+bool isGroup(const Node& n) { return n.opType == "GroupNormalization"; }
 
-NormLayout normLayout(const Node& n, const Shape& x) {
+// `scaleElements`: the scale's element count, which tells GroupNormalization's per-group
+// parameters (opset 18) from per-channel ones (opset 21) without the opset.
+NormLayout normLayout(const Node& n, const Shape& x, int64_t scaleElements) {
     int64_t rank = static_cast<int64_t>(x.size());
     NormLayout l;
     if (isLayer(n)) {
         l.axis = normalizeAxis(n, n.attrInt("axis", -1), rank);
-    } else {
-        if (rank < 2) shapeError(n, "input must be [N, C, ...], got {}", shapeToString(x));
-        l.axis = 2;
-        l.C = x[1];
+        for (int64_t d = 0; d < rank; ++d) (d < l.axis ? l.rows : l.len) *= x[d];
+        return l;
     }
-    for (int64_t d = 0; d < rank; ++d) (d < l.axis ? l.rows : l.len) *= x[d];
+    if (rank < 2) shapeError(n, "input must be [N, C, ...], got {}", shapeToString(x));
+    l.axis = 2;
+    for (int64_t d = 2; d < rank; ++d) l.inner *= x[d];
+    if (!isGroup(n)) {
+        l.C = l.params = x[1];
+        l.rows = x[0] * x[1];
+        l.len = l.inner;
+        l.affine = 1;
+        return l;
+    }
+    const int64_t groups = n.attrInt("num_groups", 0);
+    if (groups < 1 || groups > x[1] || x[1] % groups != 0)
+        shapeError(n, "num_groups {} must be positive and divide the {} channels", groups, x[1]);
+    l.C = groups;
+    l.rows = x[0] * groups;
+    l.len = x[1] / groups * l.inner;
+    const bool perGroup = scaleElements == groups && groups != x[1];
+    l.affine = perGroup ? 1 : 2;
+    l.params = perGroup ? groups : x[1];
     return l;
 }
 
@@ -48,7 +73,7 @@ void inferNorm(Graph& g, const Node& n) {
     const auto& x = inputValue(g, n, 0);
     if (x.dtype != DataType::Float32)
         unsupported(n, "{} runs on float32 only, input '{}' is {}", n.opType, x.name, dataTypeName(x.dtype));
-    NormLayout l = normLayout(n, x.shape);
+    NormLayout l = normLayout(n, x.shape, n.input(1) >= 0 ? inputValue(g, n, 1).elementCount() : 0);
     Shape normalized(x.shape.begin() + l.axis, x.shape.end());
     for (size_t i = 1; i < 3; ++i) {
         if (n.input(i) < 0) {
@@ -61,11 +86,16 @@ void inferNorm(Graph& g, const Node& n) {
             if (broadcastShapes(n, normalized, p.shape) != normalized)
                 shapeError(n, "'{}' of shape {} does not broadcast to the normalized shape {}", p.name,
                            shapeToString(p.shape), shapeToString(normalized));
-        } else if (p.elementCount() != l.C) {
+        } else if (p.elementCount() != l.params) {
+            if (isGroup(n))
+                shapeError(n, "'{}' has {} elements for {} channels in {} groups (one per channel, or per group before "
+                              "opset 21)",
+                           p.name, p.elementCount(), x.shape[1], l.C);
             shapeError(n, "'{}' has {} elements for {} channels", p.name, p.elementCount(), l.C);
         }
     }
-    if (isLayer(n) && n.attrInt("stash_type", 1) != 1) unsupported(n, "stash_type other than float32 is not supported");
+    if ((isLayer(n) || isGroup(n)) && n.attrInt("stash_type", 1) != 1)
+        unsupported(n, "stash_type other than float32 is not supported");
     setOutput(g, n, 0, DataType::Float32, x.shape);
     Shape stats = x.shape;
     for (size_t d = static_cast<size_t>(l.axis); d < stats.size(); ++d) stats[d] = 1;
@@ -88,7 +118,7 @@ Tensor expandParam(const Node& n, const Tensor& t, const Shape& normalized) {
 
 void evalNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const Tensor& x = *in[0];
-    NormLayout l = normLayout(n, x.shape());
+    NormLayout l = normLayout(n, x.shape(), in[1]->elementCount());
     Shape normalized(x.shape().begin() + l.axis, x.shape().end());
     Tensor scale = isLayer(n) ? expandParam(n, *in[1], normalized) : *in[1];
     const Tensor* biasIn = in.size() > 2 ? in[2] : nullptr;
@@ -105,7 +135,7 @@ void evalNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
         var /= static_cast<double>(l.len);
         double invStd = 1.0 / std::sqrt(var + eps);
         for (int64_t j = 0; j < l.len; ++j) {
-            int64_t k = isLayer(n) ? j : r % l.C;
+            int64_t k = l.affine == 0 ? j : l.affine == 1 ? r % l.C : (r % l.C) * (l.len / l.inner) + j / l.inner;
             double b = bias.empty() ? 0.0 : bias.as<float>()[k];
             py[r * l.len + j] = static_cast<float>((row[j] - mean) * invStd * scale.as<float>()[k] + b);
         }
@@ -126,7 +156,7 @@ int paramFor(LowerContext& ctx, const Node& n, size_t i, const Shape& normalized
 
 void lowerNorm(LowerContext& ctx, const Node& n) {
     const Shape x = ctx.value(n.inputs[0]).shape;  // a copy: paramFor may grow the value table
-    NormLayout l = normLayout(n, x);
+    NormLayout l = normLayout(n, x, ctx.value(n.inputs[1]).elementCount());
     Shape normalized(x.begin() + l.axis, x.end());
     requireIndexable(n, elementCount(x));
     if (l.len == 0) unsupported(n, "normalizing empty rows is not supported");
@@ -147,7 +177,7 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     using kernels::norm::Stats;
     Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
-    d.setSpec(kernels::norm::kInstance, isLayer(n) ? 0 : 1);
+    d.setSpec(kernels::norm::kAffine, l.affine);
     d.setSpec(kernels::norm::kPerThread, perThread ? 1 : 0);
     d.setSpec(kernels::norm::kHasBias, hasBias ? 1 : 0);
     kernels::norm::Push p{};
@@ -155,6 +185,7 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     p.len = u32(l.len);
     p.C = u32(l.C);
     p.epsilon = n.attrFloat("epsilon", 1e-5f);
+    p.inner = u32(l.inner);
     d.setPush(p);
     setRowLaunch(d, l.rows, l.len, perThread);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias)};
@@ -325,6 +356,7 @@ void lowerBatchNorm(LowerContext& ctx, const Node& n) {
 void registerNormalizationOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm}));
+    t.push_back(withFp16({"GroupNormalization", 18, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm}));
 }
 

@@ -1,4 +1,4 @@
-// Element-wise math functions: Exp, Log, Sqrt, Erf, Elu, Selu, Softplus, trigonometry, ...
+// Element-wise math functions: Exp, Log, Sqrt, Erf, Elu, Selu, Softplus, Mish, trigonometry, ...
 // (Relu, Sigmoid, Tanh, LeakyRelu and Clip are activations: elementwise.cpp.) One kernel,
 // shaders/unary_math.comp, with the op and its attributes as specialization constants.
 #include <algorithm>
@@ -19,12 +19,14 @@ namespace {
 enum class UnaryOp : uint32_t {
     Neg = 0, Abs, Sign, Exp, Log, Sqrt, Reciprocal, Floor, Ceil, Round, Erf, Elu, Selu, Celu, Softplus, Softsign,
     HardSigmoid, HardSwish, ThresholdedRelu, Shrink, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
+    Mish,
 };
 
 struct UnaryInfo {
     const char* type;
     UnaryOp op;
     bool integers;  // also defined on signed integers
+    int minOpset = 1;
 };
 
 constexpr UnaryInfo kUnary[] = {
@@ -43,7 +45,7 @@ constexpr UnaryInfo kUnary[] = {
     {"Acos", UnaryOp::Acos, false},       {"Atan", UnaryOp::Atan, false},
     {"Sinh", UnaryOp::Sinh, false},       {"Cosh", UnaryOp::Cosh, false},
     {"Asinh", UnaryOp::Asinh, false},     {"Acosh", UnaryOp::Acosh, false},
-    {"Atanh", UnaryOp::Atanh, false},
+    {"Atanh", UnaryOp::Atanh, false},     {"Mish", UnaryOp::Mish, false, 18},
 };
 
 const UnaryInfo& infoOf(const Node& n) {
@@ -126,6 +128,7 @@ double applyDouble(UnaryOp op, const UnaryAttrs& a, double v) {
         case UnaryOp::Asinh: return std::asinh(v);
         case UnaryOp::Acosh: return std::acosh(v);
         case UnaryOp::Atanh: return std::atanh(v);
+        case UnaryOp::Mish: return v * std::tanh(std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v))));
     }
     return v;
 }
@@ -183,7 +186,7 @@ void lowerUnaryMath(LowerContext& ctx, const Node& n) {
 
 void registerUnaryOps(std::vector<OpDef>& t) {
     for (const auto& u : kUnary)
-        t.push_back(withFp16({u.type, 1, 1000, inferUnaryMath, evalUnaryMath, lowerUnaryMath}));
+        t.push_back(withFp16({u.type, u.minOpset, 1000, inferUnaryMath, evalUnaryMath, lowerUnaryMath}));
 }
 
 }  // namespace vkinfer::ops

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/activation.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -64,15 +65,8 @@ bool hasExtraOutputs(const Node& n) {
 }
 
 bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
-    if (n.opType == "Relu") {
-        act->kind = ActKind::Relu;
-    } else if (n.opType == "Sigmoid") {
-        act->kind = ActKind::Sigmoid;
-    } else if (n.opType == "Tanh") {
-        act->kind = ActKind::Tanh;
-    } else if (n.opType == "LeakyRelu") {
-        act->kind = ActKind::LeakyRelu;
-        act->alpha = n.attrFloat("alpha", 0.01f);
+    if (ops::attributeActivation(n, act)) {
+        // (defined by its attributes)
     } else if (n.opType == "Clip") {
         act->kind = ActKind::Clip;
         act->alpha = -FLT_MAX;
@@ -164,7 +158,8 @@ void fuseActivations(Graph& g) {
         graph::Activation act;
         if (actNode.removed || !activationOf(g, actNode, &act)) continue;
         Node* p = soleProducer(g, readers, actNode.inputs[0], static_cast<int>(i),
-                               {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization"});
+                               {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization", "LayerNormalization",
+                                "InstanceNormalization", "GroupNormalization"});
         if (!p || p->activation.kind != ActKind::None) continue;
         if (hasExtraOutputs(*p)) continue;
         p->activation = act;
@@ -211,7 +206,8 @@ void fuseSilu(Graph& g) {
             const int p = g.values[x].producer;
             if (p < 0) continue;
             Node& producer = g.nodes[p];
-            static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "BatchNormalization"};
+            static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "BatchNormalization",
+                                               "LayerNormalization", "InstanceNormalization", "GroupNormalization"};
             if (std::find_if(std::begin(kProducers), std::end(kProducers),
                              [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
                 continue;

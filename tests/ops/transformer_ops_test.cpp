@@ -1,0 +1,184 @@
+// Operators today's exporters write for transformers and restoration nets: Gelu (opset 20,
+// exact and tanh), Mish (opset 18), GroupNormalization (opset 18 per-group and opset 21
+// per-channel parameters), and activations fused into the MatMul, Conv and normalization
+// before them. The reference itself against hand-computed values, the GPU against the
+// reference in float32 and float16.
+#include <cmath>
+
+#include "ops/op_harness.h"
+
+namespace vkinfer::testing {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+const std::vector<float> kXs = {-3.0f, -1.5f, -0.5f, 0.0f, 0.5f, 2.5f};
+
+OnnxBuilder unaryModel(const std::string& op, int64_t opset, const std::string& approximate = "") {
+    OnnxBuilder b(opset);
+    b.input("x", {6}).output("y");
+    auto& n = b.node(op, {"x"}, {"y"});
+    if (!approximate.empty()) attr(n, "approximate", approximate);
+    return b;
+}
+
+TEST(GeluOp, ReferenceMatchesHandComputed) {
+    // 0.5 x (1 + erf(x / sqrt 2)) and 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), from Python's math.
+    expectReferenceEquals(unaryModel("Gelu", 20), {{"x", floatTensor({6}, kXs)}},
+                          {floatTensor({6}, {-0.004049694095f, -0.1002108019f, -0.1542687694f, 0.0f, 0.3457312306f,
+                                             2.484475837f})},
+                          "Gelu exact");
+    expectReferenceEquals(unaryModel("Gelu", 20, "tanh"), {{"x", floatTensor({6}, kXs)}},
+                          {floatTensor({6}, {-0.003637392082f, -0.100428423f, -0.1542859902f, 0.0f, 0.3457140098f,
+                                             2.484915734f})},
+                          "Gelu tanh");
+    expectReferenceEquals(unaryModel("Mish", 18), {{"x", floatTensor({6}, kXs)}},
+                          {floatTensor({6}, {-0.1456474613f, -0.2980997422f, -0.2207437747f, 0.0f, 0.3752452113f,
+                                             2.471392305f})},
+                          "Mish");
+}
+
+TEST(GeluOp, GpuMatchesCpuAndRejectsUnknownApproximations) {
+    VKINFER_REQUIRE_GPU();
+    for (const char* approximate : {"none", "tanh"}) {
+        OnnxBuilder b(20);
+        b.input("x", {3, 5, 77}).output("y");
+        attr(b.node("Gelu", {"x"}, {"y"}), "approximate", std::string(approximate));
+        std::string what = std::string("Gelu ") + approximate;
+        Tensor x = randomTensor({3, 5, 77}, seedOf(what), -8, 8);
+        expectGpuMatchesCpu(b, {{"x", x}}, what);
+        expectGpuMatchesCpu(b, {{"x", x}}, what + " fp16", Tolerance{3e-3, 2e-3, true}, Precision::Float16);
+    }
+    OnnxBuilder mish(18);
+    mish.input("x", {4, 100}).output("y");
+    mish.node("Mish", {"x"}, {"y"});
+    expectGpuMatchesCpu(mish, {{"x", randomTensor({4, 100}, 9, -30, 30)}}, "Mish");
+
+    OnnxBuilder bad(20);
+    bad.input("x", {4}).output("y");
+    attr(bad.node("Gelu", {"x"}, {"y"}, "gelu"), "approximate", std::string("erf"));
+    auto model = bad.build();
+    ASSERT_TRUE(model.ok());
+    auto summary = planSummary(*model, {{"x", {4}}});
+    ASSERT_FALSE(summary.ok());
+    EXPECT_EQ(summary.status().code(), ErrorCode::Unsupported);
+    EXPECT_NE(summary.status().message().find("'erf'"), std::string::npos) << summary.status().message();
+    // Gelu is an opset-20 operator: an opset-17 model naming it is refused, not guessed at.
+    auto old = unaryModel("Gelu", 17).build();
+    ASSERT_FALSE(old.ok());
+    EXPECT_EQ(old.status().code(), ErrorCode::Unsupported) << old.status().toString();
+    EXPECT_NE(old.status().message().find("opset 17"), std::string::npos) << old.status().message();
+}
+
+// MatMul -> Gelu (a ViT MLP) and Conv -> Gelu (ConvNeXt) run as one dispatch each.
+TEST(GeluOp, FusesIntoMatMulAndConv) {
+    VKINFER_REQUIRE_GPU();
+    OnnxBuilder mlp(20);
+    mlp.input("x", {1, 7, 16}).output("y");
+    mlp.initializer("w", randomTensor({16, 24}, 3, -0.5f, 0.5f));
+    mlp.node("MatMul", {"x", "w"}, {"h"});
+    mlp.node("Gelu", {"h"}, {"y"});
+    std::vector<NamedTensor> in{{"x", randomTensor({1, 7, 16}, 4, -2, 2)}};
+    EXPECT_EQ(planDispatches(mlp, in), 1);
+    expectGpuMatchesCpu(mlp, in, "MatMul + Gelu");
+
+    OnnxBuilder conv(20);
+    conv.input("x", {1, 8, 9, 9}).output("y");
+    conv.initializer("w", randomTensor({8, 8, 3, 3}, 5, -0.3f, 0.3f));
+    attr(conv.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+    attr(conv.node("Gelu", {"c"}, {"y"}), "approximate", std::string("tanh"));
+    std::vector<NamedTensor> cin{{"x", randomTensor({1, 8, 9, 9}, 6, -2, 2)}};
+    EXPECT_EQ(planDispatches(conv, cin), 1);
+    expectGpuMatchesCpu(conv, cin, "Conv + Gelu tanh");
+    expectGpuMatchesCpu(conv, cin, "Conv + Gelu tanh fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+}
+
+OnnxBuilder groupNormModel(const Shape& x, int64_t groups, int64_t params, int64_t opset) {
+    OnnxBuilder m(opset);
+    m.input("x", x).input("s", {params}).input("b", {params}).output("y");
+    auto& n = m.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+    attr(n, "num_groups", groups);
+    attr(n, "epsilon", 1e-3f);
+    return m;
+}
+
+TEST(GroupNormOp, ReferenceMatchesHandComputed) {
+    // Two groups of two channels of two elements: [0, 2 | 4, 6] and [1, 1 | 1, 5].
+    // Group 0: mean 3, var 5; group 1: mean 2, var 3. Per-channel scale/bias (opset 21).
+    OnnxBuilder m(21);
+    m.input("x", {1, 4, 2}).output("y");
+    m.initializer("s", floatTensor({4}, {1, 2, 1, 1}));
+    m.initializer("b", floatTensor({4}, {0, 0, 0, 10}));
+    auto& n = m.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+    attr(n, "num_groups", int64_t{2});
+    attr(n, "epsilon", 0.0f);
+    const float a = 1.0f / std::sqrt(5.0f), c = 1.0f / std::sqrt(3.0f);
+    expectReferenceEquals(m, {{"x", floatTensor({1, 4, 2}, {0, 2, 4, 6, 1, 1, 1, 5})}},
+                          {floatTensor({1, 4, 2}, {-3 * a, -1 * a, 2 * a, 6 * a, -c, -c, 10 - c, 10 + 3 * c})},
+                          "GroupNorm per channel", Tolerance{1e-5, 1e-6, true});
+    // Opset 18: scale and bias per group.
+    OnnxBuilder g18(18);
+    g18.input("x", {1, 4, 2}).output("y");
+    g18.initializer("s", floatTensor({2}, {2, 1}));
+    g18.initializer("b", floatTensor({2}, {0, 1}));
+    auto& n18 = g18.node("GroupNormalization", {"x", "s", "b"}, {"y"});
+    attr(n18, "num_groups", int64_t{2});
+    attr(n18, "epsilon", 0.0f);
+    expectReferenceEquals(g18, {{"x", floatTensor({1, 4, 2}, {0, 2, 4, 6, 1, 1, 1, 5})}},
+                          {floatTensor({1, 4, 2}, {-6 * a, -2 * a, 2 * a, 6 * a, 1 - c, 1 - c, 1 - c, 1 + 3 * c})},
+                          "GroupNorm per group", Tolerance{1e-5, 1e-6, true});
+}
+
+TEST(GroupNormOp, GpuMatchesCpu) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        Shape x;
+        int64_t groups;
+        bool perChannel;
+    };
+    for (const Case& c : {Case{{2, 8, 5, 7}, 4, true}, Case{{1, 32, 16, 16}, 8, true}, Case{{2, 6, 9}, 3, false},
+                          Case{{1, 64, 40, 40}, 32, true}, Case{{3, 4, 1, 1}, 4, true}}) {
+        const int64_t params = c.perChannel ? c.x[1] : c.groups;
+        std::string what = "GroupNorm " + shapeToString(c.x) + " groups " + std::to_string(c.groups);
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(what), -2, 4)},
+                                    {"s", randomTensor({params}, seedOf(what) + 1)},
+                                    {"b", randomTensor({params}, seedOf(what) + 2)}};
+        auto m = groupNormModel(c.x, c.groups, params, c.perChannel ? 21 : 18);
+        expectGpuMatchesCpu(m, in, what);
+        expectGpuMatchesCpu(m, in, what + " fp16", Tolerance{1e-2, 1e-2, true}, Precision::Float16);
+    }
+    // Parameters of neither size name both.
+    auto bad = groupNormModel({1, 6, 4}, 3, 5, 21).build();
+    ASSERT_TRUE(bad.ok());
+    auto summary = planSummary(*bad, {{"x", {1, 6, 4}}, {"s", {5}}, {"b", {5}}});
+    ASSERT_FALSE(summary.ok());
+    EXPECT_NE(summary.status().message().find("6 channels in 3 groups"), std::string::npos)
+        << summary.status().message();
+}
+
+// GroupNorm -> SiLU (a diffusion or restoration block) and LayerNorm -> Gelu: one dispatch.
+TEST(GroupNormOp, ActivationsFuseIntoNormalizations) {
+    VKINFER_REQUIRE_GPU();
+    OnnxBuilder m(21);
+    m.input("x", {1, 8, 6, 6}).output("y");
+    m.initializer("s", randomTensor({8}, 7));
+    m.initializer("b", randomTensor({8}, 8));
+    attr(m.node("GroupNormalization", {"x", "s", "b"}, {"n"}), "num_groups", int64_t{2});
+    m.node("Sigmoid", {"n"}, {"g"});
+    m.node("Mul", {"n", "g"}, {"y"});
+    std::vector<NamedTensor> in{{"x", randomTensor({1, 8, 6, 6}, 9, -3, 3)}};
+    EXPECT_EQ(planDispatches(m, in), 1);
+    expectGpuMatchesCpu(m, in, "GroupNorm + SiLU");
+
+    OnnxBuilder l(20);
+    l.input("x", {2, 5, 32}).output("y");
+    l.initializer("s", randomTensor({32}, 10));
+    l.node("LayerNormalization", {"x", "s"}, {"n"});
+    l.node("Gelu", {"n"}, {"y"});
+    std::vector<NamedTensor> lin{{"x", randomTensor({2, 5, 32}, 11, -3, 3)}};
+    EXPECT_EQ(planDispatches(l, lin), 1);
+    expectGpuMatchesCpu(l, lin, "LayerNorm + Gelu");
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
