@@ -14,7 +14,8 @@ const std::vector<OpDef>& opTable() {
         for (auto* family : {registerConvOps, registerPoolOps, registerElementwiseOps, registerGemmOps, registerLayoutOps,
                              registerResizeOps, registerUnaryOps, registerCompareOps, registerCastOps, registerReduceOps,
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
-                             registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps})
+                             registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,
+                             registerGridSampleOps})
             family(v);
         return v;
     }();

@@ -80,6 +80,7 @@ void registerGatherOps(std::vector<OpDef>& table);         // gather.cpp
 void registerPadOps(std::vector<OpDef>& table);            // pad.cpp
 void registerExpandOps(std::vector<OpDef>& table);         // expand.cpp: Tile, Expand
 void registerShapeOps(std::vector<OpDef>& table);          // shape_ops.cpp: Shape, Size, ConstantOfShape, Range
+void registerGridSampleOps(std::vector<OpDef>& table);     // grid_sample.cpp
 void registerConvTransposeOps(std::vector<OpDef>& table);  // conv/transpose.cpp
 
 }  // namespace vkinfer::ops
