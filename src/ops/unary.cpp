@@ -133,11 +133,13 @@ double applyDouble(UnaryOp op, const UnaryAttrs& a, double v) {
     return v;
 }
 
+// -MIN wraps to MIN, as on the GPU (negation in uint64_t: -v of INT64_MIN is undefined in C++).
 template <class T>
 T applyInt(UnaryOp op, T v) {
+    const T negated = static_cast<T>(uint64_t{0} - static_cast<uint64_t>(v));
     switch (op) {
-        case UnaryOp::Neg: return static_cast<T>(-v);
-        case UnaryOp::Abs: return v < 0 ? static_cast<T>(-v) : v;
+        case UnaryOp::Neg: return negated;
+        case UnaryOp::Abs: return v < 0 ? negated : v;
         case UnaryOp::Sign: return static_cast<T>(v > 0 ? 1 : (v < 0 ? -1 : 0));
         default: return v;
     }
