@@ -226,10 +226,97 @@ void fuseSilu(Graph& g) {
     }
 }
 
+// Operand of a two-input node `n` other than value `v` (-1 when both are v or v is absent).
+int otherOperand(const Node& n, int v) {
+    if (n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) return -1;
+    return n.inputs[0] == v ? n.inputs[1] : n.inputs[1] == v ? n.inputs[0] : -1;
+}
+
+bool isScalar(const Graph& g, int v, double want) {
+    if (v < 0 || !g.values[v].constant || g.values[v].constant->elementCount() != 1) return false;
+    return std::abs(g.values[v].constant->getDouble(0) - want) <= 1e-4 * std::abs(want);
+}
+
+// The live node producing `v`, if its only reader is `reader` and its type is `type`.
+Node* onlyFeeding(Graph& g, const graph::Readers& readers, int v, int reader, const char* type) {
+    if (v < 0 || g.isGraphOutput(v)) return nullptr;
+    return soleProducer(g, readers, v, reader, {type});
+}
+
+// The single live reader of `v` of type `type` (and `v` no graph output), or null.
+Node* onlyReader(Graph& g, const graph::Readers& readers, int v, const char* type) {
+    if (v < 0 || g.isGraphOutput(v)) return nullptr;
+    auto r = readers.of(v);
+    if (r.size() != 1 || g.nodes[r[0]].opType != type) return nullptr;
+    return &g.nodes[r[0]];
+}
+
+// Gelu as exporters before opset 20 spell it (PyTorch's nn.GELU): x * 0.5 * (1 + erf(x / sqrt 2)),
+// the halving before or after the product, erf's argument a Div by sqrt 2 or a Mul by its
+// inverse. Where x's producer takes an activation and nothing outside the pattern reads x,
+// the five nodes become that producer's Gelu (a ViT's MLP: MatMul + Gelu in one dispatch).
+void fuseErfGelu(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& erf = g.nodes[i];
+        if (erf.removed || erf.opType != "Erf" || erf.inputs.size() != 1) continue;
+        const int e = static_cast<int>(i);
+        // x / sqrt 2 or x * (1 / sqrt 2)
+        Node* scale = onlyFeeding(g, readers, erf.inputs[0], e, "Div");
+        if (scale && !isScalar(g, scale->inputs.size() == 2 ? scale->inputs[1] : -1, std::sqrt(2.0))) scale = nullptr;
+        if (!scale) {
+            scale = onlyFeeding(g, readers, erf.inputs[0], e, "Mul");
+            if (scale && !isScalar(g, scale->inputs[0], std::sqrt(0.5)) && !isScalar(g, scale->inputs[1], std::sqrt(0.5)))
+                scale = nullptr;
+        }
+        if (!scale) continue;
+        const int x = isScalar(g, scale->inputs[0], std::sqrt(0.5)) ? scale->inputs[1] : scale->inputs[0];
+        if (x < 0 || g.values[x].dtype != DataType::Float32 || g.isGraphOutput(x)) continue;
+        Node* plusOne = onlyReader(g, readers, erf.outputs[0], "Add");
+        if (!plusOne || !isScalar(g, otherOperand(*plusOne, erf.outputs[0]), 1.0)) continue;
+        Node* product = onlyReader(g, readers, plusOne->outputs[0], "Mul");
+        if (!product) continue;
+        const int factor = otherOperand(*product, plusOne->outputs[0]);
+        Node* half = nullptr;  // the node that halves: after the product, or x halved before it
+        Node* last = nullptr;  // the pattern's final node
+        if (factor == x) {
+            half = onlyReader(g, readers, product->outputs[0], "Mul");
+            if (!half || !isScalar(g, otherOperand(*half, product->outputs[0]), 0.5)) continue;
+            last = half;
+        } else {
+            half = onlyFeeding(g, readers, factor, static_cast<int>(product - g.nodes.data()), "Mul");
+            if (!half || otherOperand(*half, x) < 0 || !isScalar(g, otherOperand(*half, x), 0.5)) continue;
+            last = product;
+        }
+        // Nothing but the pattern reads x; its producer takes the activation.
+        std::vector<int> expected{static_cast<int>(scale - g.nodes.data()),
+                                  static_cast<int>((factor == x ? product : half) - g.nodes.data())};
+        std::sort(expected.begin(), expected.end());
+        if (readers.of(x) != expected) continue;
+        const int p = g.values[x].producer;
+        if (p < 0) continue;
+        Node& producer = g.nodes[p];
+        static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization",
+                                           "LayerNormalization", "InstanceNormalization", "GroupNormalization"};
+        if (std::find_if(std::begin(kProducers), std::end(kProducers),
+                         [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
+            continue;
+        if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer)) continue;
+        producer.activation.kind = ActKind::Gelu;
+        for (Node* n : {scale, &erf, plusOne, factor == x ? product : half}) {
+            producer.fusedNames.push_back(n->name);
+            retire(g, *n);
+        }
+        absorb(g, producer, *last);
+    }
+}
+
 void runFusions(Graph& g) {
     foldBatchNorm(g);
     fuseResidualAdd(g);
     fuseSilu(g);
+    fuseErfGelu(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
     removeDeadNodes(g);

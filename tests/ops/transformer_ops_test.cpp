@@ -93,6 +93,46 @@ TEST(GeluOp, FusesIntoMatMulAndConv) {
     expectGpuMatchesCpu(conv, cin, "Conv + Gelu tanh fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
 }
 
+// Gelu as exports before opset 20 spell it: x * 0.5 * (1 + erf(x / sqrt 2)), in the orders
+// and forms torch and others write. After a MatMul, all of it is the MatMul's epilogue.
+OnnxBuilder erfGeluModel(bool halfFirst, bool mulForm, bool xReadElsewhere) {
+    OnnxBuilder b(17);
+    b.input("x", {1, 6, 16}).output("y");
+    if (xReadElsewhere) b.output("h");
+    b.initializer("w", randomTensor({16, 20}, 12, -0.5f, 0.5f));
+    b.initializer("c", floatTensor({}, {mulForm ? 0.70710678f : 1.4142135f}));
+    b.initializer("one", floatTensor({}, {1.0f}));
+    b.initializer("half", floatTensor({}, {0.5f}));
+    b.node("MatMul", {"x", "w"}, {"h"});
+    b.node(mulForm ? "Mul" : "Div", {"h", "c"}, {"s"});
+    b.node("Erf", {"s"}, {"e"});
+    b.node("Add", {"one", "e"}, {"p"});
+    if (halfFirst) {
+        b.node("Mul", {"h", "half"}, {"hh"});
+        b.node("Mul", {"hh", "p"}, {"y"});
+    } else {
+        b.node("Mul", {"h", "p"}, {"q"});
+        b.node("Mul", {"q", "half"}, {"y"});
+    }
+    return b;
+}
+
+TEST(GeluOp, ErfPatternOfOlderExportsFuses) {
+    VKINFER_REQUIRE_GPU();
+    std::vector<NamedTensor> in{{"x", randomTensor({1, 6, 16}, 13, -2, 2)}};
+    for (bool halfFirst : {false, true})
+        for (bool mulForm : {false, true}) {
+            std::string what = std::string("erf Gelu, half ") + (halfFirst ? "first" : "last") + (mulForm ? ", Mul" : ", Div");
+            auto m = erfGeluModel(halfFirst, mulForm, false);
+            EXPECT_EQ(planDispatches(m, in), 1) << what;
+            expectGpuMatchesCpu(m, in, what);
+        }
+    // The MatMul's output is also a graph output: it must stay observable, so nothing fuses.
+    auto open = erfGeluModel(false, false, true);
+    EXPECT_GT(planDispatches(open, in), 1);
+    expectGpuMatchesCpu(open, in, "erf Gelu with x observable");
+}
+
 OnnxBuilder groupNormModel(const Shape& x, int64_t groups, int64_t params, int64_t opset) {
     OnnxBuilder m(opset);
     m.input("x", x).input("s", {params}).input("b", {params}).output("y");
