@@ -192,8 +192,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             if (const Tensor* def = model.data()->defaultOf(i)) {
                 bool hostFed = std::any_of(io.bufferInputs.begin(), io.bufferInputs.end(),
                                            [&](const auto& b) { return b.first == d.name; });
-                if (PreparedPlan* shared = s.sharedPlan(io.frame))
-                    hostFed = hostFed || shared->slot(io.frame).imported[shared->plan().inputAlloc(static_cast<int>(i))];
+                hostFed = hostFed || s.importedInputPlan(io.frame, i) != nullptr;
                 if (!hostFed) {
                     defaulted[i] = true;
                     given.emplace_back(d.name, def->shape());

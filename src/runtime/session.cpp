@@ -144,6 +144,12 @@ rt::PreparedPlan* SessionImpl::sharedPlan(uint32_t frame) {
     return nullptr;
 }
 
+rt::PreparedPlan* SessionImpl::importedInputPlan(uint32_t frame, size_t input) {
+    rt::PreparedPlan* shared = sharedPlan(frame);
+    if (!shared || !shared->slot(frame).imported[shared->plan().inputAlloc(static_cast<int>(input))]) return nullptr;
+    return shared;
+}
+
 VkSemaphore SessionImpl::timelineSemaphore() {
     if (timeline || !ctx().device->enabled().timelineSemaphore) return timeline;
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -231,13 +237,11 @@ Result<Ticket> Session::submit(const std::vector<NamedTensor>& inputs) {
         // and left out: its shape is that of the plan it was imported into. Giving it anyway
         // is refused below, since its data would be silently ignored (interop.h).
         // An input with a default that is left out takes it, as a constant of the plan.
-        rt::PreparedPlan* shared = nullptr;
         std::vector<bool> defaulted(ordered.size());
         for (size_t i = 0; i < ordered.size(); ++i) {
             if (ordered[i]) continue;
-            if (!shared) shared = impl_->sharedPlan(frame);
-            const plan::CompiledPlan* cp = shared ? &shared->plan() : nullptr;
-            if (cp && shared->slot(frame).imported[cp->inputAlloc(static_cast<int>(i))]) {
+            if (rt::PreparedPlan* shared = impl_->importedInputPlan(frame, i)) {
+                const plan::CompiledPlan* cp = &shared->plan();
                 shapes.emplace_back(decls[i].name, cp->graph.values[cp->graph.inputs[i].value].shape);
             } else if (const Tensor* d = impl_->model.data()->defaultOf(i)) {
                 defaulted[i] = true;

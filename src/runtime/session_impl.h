@@ -57,6 +57,10 @@ struct SessionImpl {
     // importTensorMemory, inputs left out of submit because they were imported): the plan the
     // frame last ran, else the only prepared one; null when there is none or several.
     rt::PreparedPlan* sharedPlan(uint32_t frame);
+    // The shared plan of slot `frame` when graph input `input` reads memory that slot imported
+    // (importTensorMemory: the input is read in place and left out of submit and recordings),
+    // else null.
+    rt::PreparedPlan* importedInputPlan(uint32_t frame, size_t input);
     VkSemaphore timelineSemaphore();
     uint64_t submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs);
     void releaseFinishedWaits();
