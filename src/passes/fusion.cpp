@@ -226,6 +226,36 @@ void fuseSilu(Graph& g) {
     }
 }
 
+// MatMul -> Add of a constant row of N values (a Linear layer as exporters write it: the
+// MatMul, then the bias): the bias becomes the MatMul's third input, which its GEMM adds in
+// the epilogue (ops/gemm/gemm.cpp), so activations after the Add fuse into the MatMul too.
+void fuseMatMulBias(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& add = g.nodes[i];
+        if (add.removed || add.opType != "Add" || add.inputs.size() != 2) continue;
+        for (int side = 0; side < 2; ++side) {
+            const int y = add.inputs[side], bias = add.inputs[1 - side];
+            if (y < 0 || bias < 0 || !g.values[bias].constant) continue;
+            Node* mm = soleProducer(g, readers, y, static_cast<int>(i), {"MatMul"});
+            if (!mm || mm->activation.kind != ActKind::None || mm->inputs.size() != 2) continue;
+            const auto& ys = g.values[y].shape;
+            if (g.values[mm->inputs[0]].shape.size() < 2 || g.values[mm->inputs[1]].shape.size() < 2) continue;
+            if (g.values[y].dtype != DataType::Float32 || g.values[add.outputs[0]].shape != ys || ys.empty()) continue;
+            const Tensor& t = *g.values[bias].constant;
+            const auto& bs = t.shape();
+            if (t.dtype() != DataType::Float32 || bs.empty() || bs.size() > ys.size() || bs.back() != ys.back() ||
+                t.elementCount() != ys.back())
+                continue;
+            mm->inputs.push_back(bias);
+            readers.add(bias, static_cast<int>(mm - g.nodes.data()));
+            absorb(g, *mm, add);
+            break;
+        }
+    }
+}
+
 // Operand of a two-input node `n` other than value `v` (-1 when both are v or v is absent).
 int otherOperand(const Node& n, int v) {
     if (n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) return -1;
@@ -314,6 +344,7 @@ void fuseErfGelu(Graph& g) {
 
 void runFusions(Graph& g) {
     foldBatchNorm(g);
+    fuseMatMulBias(g);
     fuseResidualAdd(g);
     fuseSilu(g);
     fuseErfGelu(g);

@@ -26,14 +26,14 @@ struct Fp16Case {
 // Measured on lavapipe with `vkinfer --precision fp16 check ../shared/models/<model> --rtol 1e-2
 // --atol A`: the smallest A (2 significant digits) at which both data sets pass
 // (docs/BENCHMARKS.md), asserted times 1.5, and at least 1e-4 (float32's default atol:
-// unet_small and tiny_vit pass on rtol alone).
+// unet_small passes on rtol alone).
 const Fp16Case kCases[] = {
     {"resnet18_half", 1e-2, 1.5 * 1.2e-3},
     {"mobilenet_v2", 1e-2, 1.5 * 1.4e-2},
     {"squeezenet1_1", 1e-2, 1.5 * 1.3e-4},
     {"espcn_x2", 1e-2, 1.5 * 4.7e-4},
     {"unet_small", 1e-2, 1e-4},
-    {"tiny_vit", 1e-2, 1e-4},
+    {"tiny_vit", 1e-2, 1.5 * 1.1e-4},  // Gelu and bias in the GEMM epilogue: a near-zero logit off by 1.2e-3
 };
 
 void PrintTo(const Fp16Case& c, std::ostream* os) { *os << c.model << " rtol " << c.rtol << " atol " << c.atol; }

@@ -133,6 +133,33 @@ TEST(GeluOp, ErfPatternOfOlderExportsFuses) {
     expectGpuMatchesCpu(open, in, "erf Gelu with x observable");
 }
 
+// A Linear layer as exporters write it, MatMul then Add(bias), with an activation after it:
+// one dispatch (the bias in the GEMM's epilogue), for bias shapes [N] and [1, 1, N], batched
+// 3-D and 4-D products, float32 and float16; a bias that is not a row of N values stays an Add.
+TEST(MatMulBias, FusesIntoTheGemm) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        Shape x, w, bias;
+        const char* act;
+        int64_t dispatches;
+    };
+    for (const Case& c : {Case{{1, 7, 16}, {16, 24}, {24}, "", 1}, Case{{2, 5, 32}, {32, 8}, {1, 1, 8}, "Relu", 1},
+                          Case{{2, 3, 4, 16}, {16, 12}, {12}, "Gelu", 1}, Case{{1, 6, 16}, {16, 20}, {6, 20}, "", 2}}) {
+        OnnxBuilder b(20);
+        b.input("x", c.x).output("y");
+        b.initializer("w", randomTensor(c.w, 21, -0.5f, 0.5f));
+        b.initializer("b", randomTensor(c.bias, 22, -1, 1));
+        b.node("MatMul", {"x", "w"}, {"h"});
+        b.node("Add", {"h", "b"}, {std::string(c.act).empty() ? "y" : "z"});
+        if (!std::string(c.act).empty()) b.node(c.act, {"z"}, {"y"});
+        std::string what = "MatMul " + shapeToString(c.x) + " + bias " + shapeToString(c.bias) + " " + c.act;
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, 23, -2, 2)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches) << what;
+        expectGpuMatchesCpu(b, in, what);
+        expectGpuMatchesCpu(b, in, what + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+    }
+}
+
 OnnxBuilder groupNormModel(const Shape& x, int64_t groups, int64_t params, int64_t opset) {
     OnnxBuilder m(opset);
     m.input("x", x).input("s", {params}).input("b", {params}).output("y");

@@ -199,14 +199,27 @@ void inferMatMul(Graph& g, const Node& n) {
     setOutput(g, n, 0, DataType::Float32, matMulProblem(n, inputShape(g, n, 0), inputShape(g, n, 1)).out);
 }
 
+// A bias that passes::fuseMatMulBias made the third input: one value per column, the same
+// for every row and batch (the GEMM's C with strides 0 and 1).
+void addBias(GemmProblem& p) {
+    p.hasC = true;
+    p.beta = 1.0f;
+    p.cM = 0;
+    p.cN = 1;
+}
+
 void evalMatMul(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     GemmProblem p = matMulProblem(n, in[0]->shape(), in[1]->shape()).p;
-    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), nullptr, out[0].as<float>(), n.activation);
+    const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
+    if (bias) addBias(p);
+    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), bias ? bias->as<float>() : nullptr, out[0].as<float>(),
+               n.activation);
 }
 
 void lowerMatMul(LowerContext& ctx, const Node& n) {
     GemmProblem p = matMulProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape).p;
-    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], -1);
+    if (n.input(2) >= 0) addBias(p);
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], n.input(2));
 }
 
 }  // namespace
