@@ -60,6 +60,9 @@ struct Node {
     // whether its mode is CRD (else DCR). The node's output is the DepthToSpace's.
     int64_t depthToSpace = 0;
     bool depthToSpaceCrd = false;
+    // MatMul: operand i is this permutation of input i (a Transpose that passes/fusion.cpp
+    // folded into the GEMM's strides); empty: the input as it is.
+    std::vector<int64_t> operandPerm[2];
     std::vector<std::string> fusedNames;  // ONNX nodes folded into this one (besides `name`)
     bool removed = false;
 

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "ops/activation.h"
+#include "ops/gemm/matmul.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -256,6 +258,47 @@ void fuseMatMulBias(Graph& g) {
     }
 }
 
+// Transpose -> MatMul (attention's head transposes: q, k^T, v): the MatMul reads the
+// Transpose's input through strides (Node::operandPerm, ops/gemm/gemm.cpp) and the copy goes,
+// where the Transpose feeds nothing else and the GEMM can express the permuted operand (at
+// most two batch dimensions that do not merge).
+void foldTransposesIntoMatMul(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mm = g.nodes[i];
+        if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2) continue;
+        for (int side = 0; side < 2; ++side) {
+            const int v = mm.inputs[side];
+            if (v < 0 || g.isGraphOutput(v) || !mm.operandPerm[side].empty() || mm.inputs[1 - side] == v) continue;
+            Node* t = soleProducer(g, readers, v, static_cast<int>(i), {"Transpose"});
+            if (!t || t->inputs.empty() || t->inputs[0] < 0) continue;
+            const auto& stored = g.values[t->inputs[0]].shape;
+            std::vector<int64_t> perm = t->attrInts("perm");
+            if (perm.empty())
+                for (size_t d = stored.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
+            if (stored.size() < 2 || perm.size() != stored.size()) continue;
+            const graph::Shape before = g.values[mm.outputs[0]].shape;
+            Node trial = mm;
+            trial.operandPerm[side] = perm;
+            trial.inputs[side] = t->inputs[0];
+            try {
+                const auto& other = g.values[trial.inputs[1 - side]].shape;
+                graph::Shape out = side == 0 ? ops::matMulOutputShape(trial, stored, other)
+                                             : ops::matMulOutputShape(trial, other, stored);
+                if (out != before) continue;
+            } catch (const Error&) {
+                continue;  // the GEMM cannot take this permutation: keep the copy
+            }
+            mm.operandPerm[side] = perm;
+            mm.inputs[side] = t->inputs[0];
+            readers.add(t->inputs[0], static_cast<int>(i));
+            mm.fusedNames.push_back(t->name);
+            retire(g, *t);
+        }
+    }
+}
+
 // Operand of a two-input node `n` other than value `v` (-1 when both are v or v is absent).
 int otherOperand(const Node& n, int v) {
     if (n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) return -1;
@@ -344,6 +387,7 @@ void fuseErfGelu(Graph& g) {
 
 void runFusions(Graph& g) {
     foldBatchNorm(g);
+    foldTransposesIntoMatMul(g);
     fuseMatMulBias(g);
     fuseResidualAdd(g);
     fuseSilu(g);

@@ -160,6 +160,53 @@ TEST(MatMulBias, FusesIntoTheGemm) {
     }
 }
 
+// Attention's head transposes fold into the MatMul's operand strides: q [B, S, H, D] -> [B,
+// H, S, D], k -> [B, H, D, S], plain k^T, a permuted batch; each case against the reference in
+// float32 and float16 (portable and emulated cooperative-matrix GEMMs), and the Transpose's
+// copy gone from the plan. A permutation the GEMM cannot express (three batch dims that do not
+// merge) keeps the copy and stays correct.
+TEST(TransposeFold, MatMulReadsThroughStrides) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape a, b;
+        std::vector<int64_t> permA, permB;  // empty: no Transpose on that side
+        int64_t dispatches;
+    };
+    const std::vector<Case> cases = {
+        {"q.k^T heads", {2, 20, 4, 16}, {2, 24, 4, 16}, {0, 2, 1, 3}, {0, 2, 3, 1}, 1},
+        {"A^T", {3, 32, 24}, {3, 32, 40}, {0, 2, 1}, {}, 1},
+        {"B^T (k.transpose(-2, -1))", {48, 32}, {40, 32}, {}, {1, 0}, 1},
+        {"permuted batch", {5, 3, 16, 20}, {5, 20, 24}, {1, 0, 2, 3}, {}, 1},
+        {"batch dims that merge after the permutation", {2, 3, 5, 8, 16}, {16, 8}, {2, 0, 1, 3, 4}, {}, 1},
+        {"three batch dims that do not merge", {2, 3, 4, 8, 16}, {16, 8}, {2, 1, 0, 3, 4}, {}, 2},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(17);
+        b.input("a", c.a).input("b", c.b).output("y");
+        std::string ina = "a", inb = "b";
+        if (!c.permA.empty()) {
+            attr(b.node("Transpose", {"a"}, {"at"}), "perm", c.permA);
+            ina = "at";
+        }
+        if (!c.permB.empty()) {
+            attr(b.node("Transpose", {"b"}, {"bt"}), "perm", c.permB);
+            inb = "bt";
+        }
+        b.node("MatMul", {ina, inb}, {"y"});
+        std::vector<NamedTensor> in{{"a", randomTensor(c.a, seedOf(c.what), -1, 1)},
+                                    {"b", randomTensor(c.b, seedOf(c.what) + 1, -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+        SessionOptions emu;
+        emu.precision = Precision::Float16;
+        emu.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+    }
+}
+
 OnnxBuilder groupNormModel(const Shape& x, int64_t groups, int64_t params, int64_t opset) {
     OnnxBuilder m(opset);
     m.input("x", x).input("s", {params}).input("b", {params}).output("y");

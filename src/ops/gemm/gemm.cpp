@@ -2,6 +2,7 @@
 // broadcast batch dimensions).
 #include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
+#include "ops/gemm/matmul.h"
 #include "ops/gemm/select.h"
 #include "ops/broadcast.h"
 #include "ops/emit.h"
@@ -151,22 +152,55 @@ struct MatMulShapes {
     Shape out;
 };
 
-MatMulShapes matMulProblem(const Node& n, Shape a, Shape b) {
-    if (a.empty() || b.empty()) shapeError(n, "MatMul operands must have rank >= 1");
-    bool aVec = a.size() == 1, bVec = b.size() == 1;
-    if (aVec) a.insert(a.begin(), 1);
-    if (bVec) b.push_back(1);
+// An operand's shape and element strides: input `shape` as stored, seen through `perm` when
+// a Transpose was folded into the product (Node::operandPerm).
+struct Operand {
+    Shape shape;
+    std::vector<int64_t> stride;
+};
+
+Operand operandOf(const Node& n, const Shape& stored, const std::vector<int64_t>& perm) {
+    Operand o{stored, contiguousStrides(stored)};
+    if (perm.empty()) return o;
+    if (perm.size() != stored.size()) shapeError(n, "folded permutation of rank {} for an operand of rank {}", perm.size(), stored.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+        o.shape[i] = stored[perm[i]];
+        o.stride[i] = contiguousStrides(stored)[perm[i]];
+    }
+    return o;
+}
+
+// Batch strides of an operand's batch dims broadcast to `batch` (0 along broadcast dims).
+std::vector<int64_t> batchStrides(const Operand& o, size_t batchDims, const Shape& batch) {
+    std::vector<int64_t> st(batch.size(), 0);
+    const size_t off = batch.size() - batchDims;
+    for (size_t i = 0; i < batchDims; ++i) st[off + i] = o.shape[i] == 1 ? 0 : o.stride[i];
+    return st;
+}
+
+MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& storedB) {
+    if (storedA.empty() || storedB.empty()) shapeError(n, "MatMul operands must have rank >= 1");
+    Operand a = operandOf(n, storedA, n.operandPerm[0]), b = operandOf(n, storedB, n.operandPerm[1]);
+    bool aVec = a.shape.size() == 1, bVec = b.shape.size() == 1;
+    if (aVec) {
+        a.shape.insert(a.shape.begin(), 1);
+        a.stride.insert(a.stride.begin(), 0);
+    }
+    if (bVec) {
+        b.shape.push_back(1);
+        b.stride.push_back(0);
+    }
     MatMulShapes r;
     GemmProblem& p = r.p;
-    p.M = a[a.size() - 2];
-    p.K = a.back();
-    p.N = b.back();
-    if (b[b.size() - 2] != p.K) shapeError(n, "inner dimensions differ: {} and {}", shapeToString(a), shapeToString(b));
-    Shape ba(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+    const size_t ra = a.shape.size(), rb = b.shape.size();
+    p.M = a.shape[ra - 2];
+    p.K = a.shape[ra - 1];
+    p.N = b.shape[rb - 1];
+    if (b.shape[rb - 2] != p.K)
+        shapeError(n, "inner dimensions differ: {} and {}", shapeToString(a.shape), shapeToString(b.shape));
+    Shape ba(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
     Shape batch = broadcastShapes(n, ba, bb);
-    auto sa = broadcastStrides(ba, batch), sb = broadcastStrides(bb, batch);
-    for (auto& s : sa) s *= p.M * p.K;
-    for (auto& s : sb) s *= p.K * p.N;
+    auto sa = batchStrides(a, ra - 2, batch), sb = batchStrides(b, rb - 2, batch);
     Shape dims = batch;
     auto so = contiguousStrides(batch);
     collapseDims(dims, {&so, &sa, &sb});
@@ -183,10 +217,10 @@ MatMulShapes matMulProblem(const Node& n, Shape a, Shape b) {
         p.aInner = sa[0];
         p.bInner = sb[0];
     }
-    p.aM = p.K;
-    p.aK = 1;
-    p.bK = p.N;
-    p.bN = 1;
+    p.aM = a.stride[ra - 2];
+    p.aK = a.stride[ra - 1];
+    p.bK = b.stride[rb - 2];
+    p.bN = b.stride[rb - 1];
     r.out = batch;
     if (!aVec) r.out.push_back(p.M);
     if (!bVec) r.out.push_back(p.N);
@@ -223,6 +257,10 @@ void lowerMatMul(LowerContext& ctx, const Node& n) {
 }
 
 }  // namespace
+
+graph::Shape matMulOutputShape(const graph::Node& n, const graph::Shape& a, const graph::Shape& b) {
+    return matMulProblem(n, a, b).out;
+}
 
 void registerGemmOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm}));
