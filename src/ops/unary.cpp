@@ -29,23 +29,24 @@ struct UnaryInfo {
     int minOpset = 1;
 };
 
+// Minimum opsets from ONNX's operator changelog (an older model naming the op is refused).
 constexpr UnaryInfo kUnary[] = {
     {"Neg", UnaryOp::Neg, true},          {"Abs", UnaryOp::Abs, true},
-    {"Sign", UnaryOp::Sign, true},        {"Exp", UnaryOp::Exp, false},
+    {"Sign", UnaryOp::Sign, true, 9},     {"Exp", UnaryOp::Exp, false},
     {"Log", UnaryOp::Log, false},         {"Sqrt", UnaryOp::Sqrt, false},
     {"Reciprocal", UnaryOp::Reciprocal, false}, {"Floor", UnaryOp::Floor, false},
-    {"Ceil", UnaryOp::Ceil, false},       {"Round", UnaryOp::Round, false},
-    {"Erf", UnaryOp::Erf, false},         {"Elu", UnaryOp::Elu, false},
-    {"Selu", UnaryOp::Selu, false},       {"Celu", UnaryOp::Celu, false},
+    {"Ceil", UnaryOp::Ceil, false},       {"Round", UnaryOp::Round, false, 11},
+    {"Erf", UnaryOp::Erf, false, 9},      {"Elu", UnaryOp::Elu, false},
+    {"Selu", UnaryOp::Selu, false},       {"Celu", UnaryOp::Celu, false, 12},
     {"Softplus", UnaryOp::Softplus, false}, {"Softsign", UnaryOp::Softsign, false},
-    {"HardSigmoid", UnaryOp::HardSigmoid, false}, {"HardSwish", UnaryOp::HardSwish, false},
-    {"ThresholdedRelu", UnaryOp::ThresholdedRelu, false}, {"Shrink", UnaryOp::Shrink, false},
-    {"Sin", UnaryOp::Sin, false},         {"Cos", UnaryOp::Cos, false},
-    {"Tan", UnaryOp::Tan, false},         {"Asin", UnaryOp::Asin, false},
-    {"Acos", UnaryOp::Acos, false},       {"Atan", UnaryOp::Atan, false},
-    {"Sinh", UnaryOp::Sinh, false},       {"Cosh", UnaryOp::Cosh, false},
-    {"Asinh", UnaryOp::Asinh, false},     {"Acosh", UnaryOp::Acosh, false},
-    {"Atanh", UnaryOp::Atanh, false},     {"Mish", UnaryOp::Mish, false, 18},
+    {"HardSigmoid", UnaryOp::HardSigmoid, false}, {"HardSwish", UnaryOp::HardSwish, false, 14},
+    {"ThresholdedRelu", UnaryOp::ThresholdedRelu, false, 10}, {"Shrink", UnaryOp::Shrink, false, 9},
+    {"Sin", UnaryOp::Sin, false, 7},      {"Cos", UnaryOp::Cos, false, 7},
+    {"Tan", UnaryOp::Tan, false, 7},      {"Asin", UnaryOp::Asin, false, 7},
+    {"Acos", UnaryOp::Acos, false, 7},    {"Atan", UnaryOp::Atan, false, 7},
+    {"Sinh", UnaryOp::Sinh, false, 9},    {"Cosh", UnaryOp::Cosh, false, 9},
+    {"Asinh", UnaryOp::Asinh, false, 9},  {"Acosh", UnaryOp::Acosh, false, 9},
+    {"Atanh", UnaryOp::Atanh, false, 9},  {"Mish", UnaryOp::Mish, false, 18},
 };
 
 const UnaryInfo& infoOf(const Node& n) {

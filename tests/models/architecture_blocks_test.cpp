@@ -143,7 +143,7 @@ TEST(ArchitectureBlocks, SegmentationDecoder) {
 // hard-sigmoid) followed by an EfficientNet-style block (SiLU as x·sigmoid(x), ReLU6 as Clip
 // with min/max inputs, residual Add).
 OnnxBuilder mobileBlocks() {
-    OnnxBuilder b(13);
+    OnnxBuilder b(14);  // HardSwish's opset
     b.input("x", {1, 16, 13, 13});
     conv(b, "x", "expand", 16, 32, 1);
     b.node("HardSwish", {"expand"}, {"expand_hs"});

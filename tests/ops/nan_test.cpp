@@ -86,7 +86,7 @@ void expectNan(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, con
 
 void noCheck(const Tensor&) {}
 
-OnnxBuilder unaryModel(const std::string& op, const Shape& shape, int64_t opset = 13) {
+OnnxBuilder unaryModel(const std::string& op, const Shape& shape, int64_t opset = 14) {
     OnnxBuilder b(opset);
     b.input("x", shape).output("y");
     b.node(op, {"x"}, {"y"});

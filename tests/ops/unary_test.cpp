@@ -10,7 +10,7 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-OnnxBuilder unaryModel(const std::string& op, const Shape& shape, DataType type = DataType::Float32, int64_t opset = 13) {
+OnnxBuilder unaryModel(const std::string& op, const Shape& shape, DataType type = DataType::Float32, int64_t opset = 14) {
     OnnxBuilder b(opset);
     b.input("x", shape, type).output("y", type);
     b.node(op, {"x"}, {"y"});
@@ -102,7 +102,7 @@ TEST(UnaryMathOp, Float16) {
 TEST(UnaryMathOp, ReferenceMatchesHandComputed) {
     const std::vector<float> xs = {-3.0f, -1.5f, -0.5f, 0.0f, 0.5f, 2.5f};
     auto run = [&](const char* op, const std::vector<float>& want, std::vector<std::pair<const char*, float>> attrs = {}) {
-        OnnxBuilder b;
+        OnnxBuilder b(14);  // HardSwish's opset
         b.input("x", {6}).output("y");
         auto& n = b.node(op, {"x"}, {"y"});
         for (const auto& [k, v] : attrs) attr(n, k, v);
@@ -130,6 +130,18 @@ TEST(UnaryMathOp, ReferenceMatchesHandComputed) {
     // log(1 + e^x): log(1 + e^-3) = 0.0485873516, log(1 + e^2.5) = 2.5788897.
     run("Softplus", {0.0485873516f, 0.2014132779f, 0.4740769842f, 0.6931471806f, 0.9740769842f, 2.5788897343f});
     run("Neg", {3, 1.5f, 0.5f, -0.0f, -0.5f, -2.5f});
+}
+
+// Each op from the opset ONNX introduced it in: an older model naming it is refused.
+TEST(UnaryMathOp, OpsetsBeforeAnOpExistedAreRefused) {
+    for (const auto& [op, first] : std::vector<std::pair<const char*, int64_t>>{{"HardSwish", 14}, {"Celu", 12},
+                                                                                 {"Round", 11}, {"Sinh", 9}}) {
+        auto older = unaryModel(op, {4}, DataType::Float32, first - 1).build();
+        ASSERT_FALSE(older.ok()) << op << " at opset " << first - 1;
+        EXPECT_EQ(older.status().code(), ErrorCode::Unsupported) << older.status().toString();
+        auto current = unaryModel(op, {4}, DataType::Float32, first).build();
+        EXPECT_TRUE(current.ok()) << op << " at opset " << first << ": " << current.status().toString();
+    }
 }
 
 TEST(UnaryMathOp, RejectsUnsignedNeg) {
