@@ -15,7 +15,7 @@ const std::vector<OpDef>& opTable() {
                              registerResizeOps, registerUnaryOps, registerCompareOps, registerCastOps, registerReduceOps,
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
                              registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,
-                             registerGridSampleOps})
+                             registerGridSampleOps, registerTriluOps, registerCumSumOps})
             family(v);
         return v;
     }();

@@ -82,5 +82,7 @@ void registerExpandOps(std::vector<OpDef>& table);         // expand.cpp: Tile, 
 void registerShapeOps(std::vector<OpDef>& table);          // shape_ops.cpp: Shape, Size, ConstantOfShape, Range
 void registerGridSampleOps(std::vector<OpDef>& table);     // grid_sample.cpp
 void registerConvTransposeOps(std::vector<OpDef>& table);  // conv/transpose.cpp
+void registerTriluOps(std::vector<OpDef>& table);          // trilu.cpp
+void registerCumSumOps(std::vector<OpDef>& table);         // cumsum.cpp
 
 }  // namespace vkinfer::ops

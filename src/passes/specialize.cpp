@@ -120,7 +120,7 @@ bool isValueSlot(const std::string& op, size_t slot) {
         {"Dropout", {1, 2}},  {"Clip", {1, 2}},        {"TopK", {1}},      {"OneHot", {1}},
         {"ReduceSum", {1}},   {"ReduceMean", {1}},     {"ReduceMax", {1}}, {"ReduceMin", {1}},
         {"ReduceProd", {1}},  {"ReduceL1", {1}},       {"ReduceL2", {1}},  {"ReduceLogSum", {1}},
-        {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}},
+        {"ReduceLogSumExp", {1}}, {"ReduceSumSquare", {1}}, {"Trilu", {1}}, {"CumSum", {1}},
     };
     for (const auto& [name, list] : slots)
         if (name == op) return std::find(list.begin(), list.end(), slot) != list.end();
