@@ -53,6 +53,12 @@ const char* dataTypeName(DataType type) {
         case 18: return "float8e4m3fnuz";
         case 19: return "float8e5m2";
         case 20: return "float8e5m2fnuz";
+        case 21: return "uint4";
+        case 22: return "int4";
+        case 23: return "float4e2m1";
+        case 24: return "float8e8m0";
+        case 25: return "uint2";
+        case 26: return "int2";
         default: return "unknown";
     }
 }

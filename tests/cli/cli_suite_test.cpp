@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_models.h"
@@ -97,6 +98,40 @@ TEST(CliSuite, MarkdownReportCountsPerSuiteOperatorAndScope) {
     EXPECT_TRUE(contains(report, "| (several operators) | | 2 | 1 | 1 | 0 | 0 |")) << report;
     EXPECT_TRUE(contains(report, "| FrobnicateOp |  | 1 | 0 | 0 | 1 | 0 |")) << report;
     EXPECT_TRUE(contains(report, "| suite/bad/test_data_set_0 | fail |")) << report;
+}
+
+// A case whose inputs or outputs vkinfer cannot hold (bfloat16 here) is out of scope whatever
+// its operators, counted apart by type; the JSON report names the values; --title heads it.
+TEST(CliSuite, ForeignValueTypesAreOutOfScope) {
+    TempDir dir;
+    const fs::path suite = dir.path() / "suite";
+    writeModelFolder(suite / "conv", smallConvModel(), 1);
+    OnnxBuilder b(13);
+    b.input("x", {4}, static_cast<DataType>(16)).output("y", static_cast<DataType>(16));
+    b.node("Relu", {"x"}, {"y"});
+    writeModelFolder(suite / "relu_bf16", b, 0);
+    const fs::path scope = dir.path() / "scope.txt", md = dir.path() / "report.md", json = dir.path() / "r.json";
+    {
+        std::ofstream f(scope);
+        f << "Conv\nRelu\nMaxPool\n";
+    }
+    CliResult r = runCli({"check", suite.string(), "--isolate", "--scope", scope.string(), "--markdown", md.string(),
+                          "--title", "Conformance: a test suite", "--report", json.string()});
+    EXPECT_EQ(r.exitCode, 0) << r.describe();
+    const std::string report = slurp(md);
+    EXPECT_EQ(report.rfind("# Conformance: a test suite\n", 0), 0u) << report;
+    EXPECT_TRUE(contains(report, "**1 of 1 pass (100.0%)**")) << report;
+    EXPECT_TRUE(contains(report, "(cases, by its type): bfloat16 1.")) << report;
+    // The reasons name files from the suite's folder down, wherever it lies.
+    EXPECT_TRUE(contains(report, "| suite/relu_bf16 | unsupported | suite/relu_bf16/model.onnx: ")) << report;
+    EXPECT_FALSE(contains(report, dir.path().string())) << report;
+    auto j = nlohmann::json::parse(slurp(json), nullptr, false);
+    ASSERT_TRUE(j.is_array()) << slurp(json);
+    bool named = false;
+    for (const auto& e : j)
+        if (e["model"] == "suite/relu_bf16")
+            named = e["foreign_values"] == nlohmann::json::array({"input 'x': bfloat16", "output 'y': bfloat16"});
+    EXPECT_TRUE(named) << j.dump(1);
 }
 
 }  // namespace

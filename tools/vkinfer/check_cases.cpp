@@ -31,7 +31,8 @@ nlohmann::json CaseResult::toJson() const {
             {"detail", detail},
             {"max_error", orNull(maxError)},
             {"max_ref", orNull(maxRef)},
-            {"ops", orNull(ops)}};
+            {"ops", orNull(ops)},
+            {"foreign_values", orNull(foreignValues)}};
 }
 
 CaseResult CaseResult::fromJson(const nlohmann::json& j) {
@@ -43,6 +44,7 @@ CaseResult CaseResult::fromJson(const nlohmann::json& j) {
     r.maxError = optionalField<double>(j, "max_error");
     r.maxRef = optionalField<double>(j, "max_ref");
     r.ops = optionalField<std::vector<std::string>>(j, "ops");
+    r.foreignValues = optionalField<std::vector<std::string>>(j, "foreign_values");
     return r;
 }
 
@@ -62,38 +64,68 @@ std::vector<fs::path> caseFolders(const fs::path& dir) {
     return out;
 }
 
-// Both are made absolute and normalized first: "check models/espcn_x2/" (trailing slash: the
-// parent of "x/" is "x") or "check espcn_x2" (no parent) used to label every case ".".
+namespace {
+
+// Absolute and normalized: "check models/espcn_x2/" (trailing slash: the parent of "x/" is
+// "x") or "check espcn_x2" (no parent) used to label every case ".".
+fs::path normalizedFolder(const fs::path& x) {
+    std::error_code ec;
+    fs::path a = fs::absolute(x, ec).lexically_normal();
+    return a.has_filename() ? a : a.parent_path();
+}
+
+}  // namespace
+
 std::string caseName(const fs::path& p, const fs::path& root) {
-    auto norm = [](const fs::path& x) {
-        std::error_code ec;
-        fs::path a = fs::absolute(x, ec).lexically_normal();
-        return a.has_filename() ? a : a.parent_path();
-    };
-    std::string rel = norm(p).lexically_relative(norm(root).parent_path()).string();
+    std::string rel = normalizedFolder(p).lexically_relative(normalizedFolder(root).parent_path()).string();
     return rel.empty() || rel == "." ? p.string() : rel;
+}
+
+std::vector<std::string> caseFolderPrefixes(const fs::path& root) {
+    auto withSlash = [](std::string s) { return s.empty() || s.back() == '/' ? s : s + "/"; };
+    std::vector<std::string> out{withSlash(normalizedFolder(root).parent_path().string())};
+    const fs::path given = root.has_filename() ? root : root.parent_path();
+    if (given.has_parent_path()) out.push_back(withSlash(given.parent_path().string()));
+    return out;
+}
+
+CaseResult describeCase(const fs::path& dir, const std::string& name) {
+    CaseResult r;
+    r.name = r.caseName = name;
+    const std::string path = (dir / "model.onnx").string();
+    if (auto listed = Model::listOperators(path); listed.ok()) r.ops = *listed;
+    if (auto info = Model::inspect(path); info.ok()) {
+        std::vector<std::string> foreign;
+        auto look = [&](const std::vector<TensorDesc>& values, const char* what) {
+            for (const auto& v : values) {
+                // A value without an element type is a sequence, map or optional (inspect's
+                // description of what is not a tensor), or a tensor that declares none.
+                if (v.dtype == DataType::Undefined)
+                    foreign.push_back(fmt::format("{} '{}': not a typed tensor", what, v.name));
+                else if (dataTypeSize(v.dtype) == 0)
+                    foreign.push_back(fmt::format("{} '{}': {}", what, v.name, dataTypeName(v.dtype)));
+            }
+        };
+        look(info->inputs, "input");
+        look(info->outputs, "output");
+        r.foreignValues = foreign;
+    }
+    return r;
 }
 
 namespace {
 
 // Unsupported anywhere (loading, planning, an attribute a kernel lacks) is not a failure.
-CaseResult statusResult(const std::string& name, const std::string& model, const Status& s,
-                        const std::optional<std::vector<std::string>>& ops) {
-    CaseResult r;
+CaseResult statusResult(CaseResult r, const std::string& name, const Status& s) {
     r.name = name;
-    r.caseName = model;
-    r.ops = ops;
     r.result = s.code() == ErrorCode::Unsupported ? "unsupported" : "fail";
     r.detail = s.code() == ErrorCode::Unsupported ? s.message() : s.toString();
     return r;
 }
 
-CaseResult compareOutputs(const std::string& setName, const std::string& model, const std::vector<NamedTensor>& out,
-                          const TestDataSet& ds, const CheckOptions& o, const std::optional<std::vector<std::string>>& ops) {
-    CaseResult r;
+CaseResult compareOutputs(CaseResult r, const std::string& setName, const std::vector<NamedTensor>& out,
+                          const TestDataSet& ds, const CheckOptions& o) {
     r.name = setName;
-    r.caseName = model;
-    r.ops = ops;
     bool ok = true;
     Tolerance tol{o.rtol, o.atol, !o.atolAbsolute};
     for (const auto& ref : ds.outputs) {
@@ -127,23 +159,18 @@ CaseResult compareOutputs(const std::string& setName, const std::string& model, 
 std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Context& ctx, const CheckOptions& opts,
                                 const GlobalOptions& g, const std::function<void(const std::string&)>& onDataSet,
                                 size_t skipSets, const std::function<void(const CaseResult&)>& onSetResult) {
-    const std::string path = (dir / "model.onnx").string();
-    auto listed = Model::listOperators(path);
-    std::optional<std::vector<std::string>> ops;
-    if (listed.ok()) ops = *listed;
-    auto model = Model::load(path);
-    if (!model.ok()) return {statusResult(name, name, model.status(), ops)};
+    const CaseResult facts = describeCase(dir, name);
+    auto model = Model::load((dir / "model.onnx").string());
+    if (!model.ok()) return {statusResult(facts, name, model.status())};
     auto sets = listTestDataSets(dir.string());
     if (sets.empty()) {
-        CaseResult r;
-        r.name = r.caseName = name;
-        r.ops = ops;
+        CaseResult r = facts;
         r.result = "fail";
         r.detail = "no test_data_set_* folders";
         return {r};
     }
     auto session = Session::create(ctx, *model, sessionOptions(g));
-    if (!session.ok()) return {statusResult(name, name, session.status(), ops)};
+    if (!session.ok()) return {statusResult(facts, name, session.status())};
     std::vector<CaseResult> results;
     auto record = [&](CaseResult r) {
         if (onSetResult) onSetResult(r);
@@ -155,15 +182,15 @@ std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Co
         if (onDataSet) onDataSet(setName);
         auto ds = loadTestDataSet(set, *model);
         if (!ds.ok()) {
-            record(statusResult(setName, name, ds.status(), ops));
+            record(statusResult(facts, setName, ds.status()));
             continue;
         }
         auto out = session->run(ds->inputs);
         if (!out.ok()) {
-            record(statusResult(setName, name, out.status(), ops));
+            record(statusResult(facts, setName, out.status()));
             continue;
         }
-        record(compareOutputs(setName, name, *out, *ds, opts, ops));
+        record(compareOutputs(facts, setName, *out, *ds, opts));
     }
     return results;
 }

@@ -32,6 +32,10 @@ struct CaseResult {
     std::optional<double> maxRef;
     // Operator types of the model's nodes; none when the model file does not parse.
     std::optional<std::vector<std::string>> ops;
+    // The model's inputs and outputs that are not dense tensors of an element type vkinfer
+    // has ("input 'x': bfloat16", "output 'y': a sequence"); none when the file does not parse.
+    // The conformance report counts such a case out of scope, whatever its operators.
+    std::optional<std::vector<std::string>> foreignValues;
 
     nlohmann::json toJson() const;
     static CaseResult fromJson(const nlohmann::json& j);
@@ -41,6 +45,13 @@ struct CaseResult {
 std::vector<std::filesystem::path> caseFolders(const std::filesystem::path& dir);
 // `p` relative to the folder above `root`, so that names start with root's own name.
 std::string caseName(const std::filesystem::path& p, const std::filesystem::path& root);
+// The folder caseName's names are relative to, with a trailing '/': absolute first, then as
+// `root` spells it (when it has a parent there).
+std::vector<std::string> caseFolderPrefixes(const std::filesystem::path& root);
+
+// A result naming the case `name` (model folder `dir`) with what its file declares (ops,
+// foreignValues) and nothing run yet.
+CaseResult describeCase(const std::filesystem::path& dir, const std::string& name);
 
 // Runs every data set of one model folder in this process, but the first `skipSets`;
 // `onDataSet` hears the name of each data set ("<case>/test_data_set_0") before it runs

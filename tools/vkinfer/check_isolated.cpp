@@ -172,11 +172,8 @@ void runIsolated(const std::vector<fs::path>& dirs, const std::vector<std::strin
         }
         // The data set it was on is the one recorded; the case's later data sets run in a new
         // worker, then the cases after it.
-        CaseResult r;
-        r.caseName = names[static_cast<size_t>(current)];
-        r.name = setName.empty() ? r.caseName : setName;
-        auto ops = Model::listOperators((dirs[static_cast<size_t>(current)] / "model.onnx").string());
-        if (ops.ok()) r.ops = *ops;
+        CaseResult r = describeCase(dirs[static_cast<size_t>(current)], names[static_cast<size_t>(current)]);
+        if (!setName.empty()) r.name = setName;
         r.result = timedOut ? "timeout" : "crash";
         r.detail = timedOut ? fmt::format("no progress for {:g} s; the process was killed", timeoutSeconds)
                             : describeExit(status);

@@ -12,9 +12,11 @@ namespace vkinfer::cli {
 
 // Per suite (first path component), per operator (cases with one operator type besides
 // Constant), the in-scope pass rate (cases all of whose operators are in `scope`), and every
-// case that does not pass with its reason.
+// case that does not pass with its reason. `folders` (the checked folder's parent as given and
+// absolute, each ending in '/') are cut from the reasons, so that the report names files as
+// the case names do and does not depend on where the data lies.
 std::string conformanceMarkdown(const std::vector<CaseResult>& results, const std::set<std::string>& scope,
-                                const std::string& heading);
+                                const std::string& heading, const std::vector<std::string>& folders = {});
 
 // Lines of a list file, without blanks and '#' comments.
 std::set<std::string> readList(const std::string& path);
