@@ -7,16 +7,21 @@ this PyTorch's default ONNX exporter, as `vkinfer check` folders.
 For each family: a small model with seeded random weights, exported with torch.onnx.export's
 defaults (PyTorch 2.9 on: the dynamo exporter; --legacy: the TorchScript one, opset 17),
 weights embedded in model.onnx, and test_data_set_0/{input,output}_<i>.pb from PyTorch in
-float32 on the CPU. Writes OUT_DIR/<name>/ and OUT_DIR/export_families.json (what exported,
-with which exporter and opset, the operators the file uses). Needs torch, torchvision, onnx
-(and onnxscript for the default exporter); runs where they are (the GPU machine), not in CI.
+float32 on the CPU. Where CUDA is, test_data_set_0/reference_fp16.json records PyTorch's own
+float16 error on the same input (max |fp16 on CUDA - the float32 reference| per output), which
+`vkinfer --precision fp16 check` holds vkinfer to (at most 2x). Writes OUT_DIR/<name>/ and
+OUT_DIR/export_families.json (what exported, with which exporter and opset, the operators the
+file uses). Needs torch, torchvision, onnx (and onnxscript for the default exporter); runs where
+they are (the GPU machine), not in CI.
 
---bench VKINFER also times each case side by side on the GPU: `vkinfer bench --json` (GPU time
+--bench VKINFER also checks each case (`vkinfer check`, fp32 at the default tolerance, fp16 at
+the one derived from PyTorch's error) and times it side by side on the GPU: `vkinfer bench --json` (GPU time
 between the first and last dispatch, median of N) in fp32 and fp16, the plan's dispatch count,
 and PyTorch with CUDA graphs (median of N replays after warm-up) in fp32 with TF32 off and in
 fp16 as the faster of NCHW and channels-last; OUT_DIR/export_families.md is the table.
 """
 import argparse
+import copy
 import json
 import math
 import os
@@ -473,6 +478,38 @@ def bench_case(vk, case_dir, model, inputs, iters):
     return row
 
 
+def write_fp16_error(set_dir, model, inputs, ref, output_name):
+    """PyTorch's float16 error on CUDA (NCHW) against the float32 reference: the bound vkinfer's fp16 is held to."""
+    if not torch.cuda.is_available():
+        return None
+    with torch.no_grad():
+        m16 = copy.deepcopy(model).cuda().half()
+        out = m16(*[t.cuda().half() for t in inputs]).float().cpu()
+    err = float((out - ref).abs().max())
+    with open(os.path.join(set_dir, "reference_fp16.json"), "w") as f:
+        json.dump({"source": f"PyTorch {torch.__version__} CUDA float16 NCHW on {torch.cuda.get_device_name()}",
+                   "outputs": {output_name: {"max_abs_error": err, "max_ref": float(ref.abs().max())}}}, f, indent=1)
+    return err
+
+
+def check_case(vk, case_dir):
+    """`vkinfer check` in fp32 (default tolerance) and fp16 (PyTorch's error x 2 where recorded)."""
+    row = {}
+    for prec in ("fp32", "fp16"):
+        report = os.path.join(case_dir, f"check_{prec}.json")
+        r = subprocess.run([vk, "--precision", prec, "check", case_dir, "--report", report], capture_output=True,
+                           text=True)
+        try:
+            res = json.load(open(report))[0]
+            row[f"check_{prec}"] = res["result"]
+            row[f"check_{prec}_max_error"] = res.get("max_error")
+            if prec == "fp16":
+                row["torch_fp16_max_error"] = res.get("peer_max_error")
+        except (OSError, ValueError, IndexError, KeyError):
+            row[f"check_{prec}"] = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+    return row
+
+
 def write_case(out_dir, name, ctor, shapes, batch, legacy):
     d = os.path.join(out_dir, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -492,25 +529,34 @@ def write_case(out_dir, name, ctor, shapes, batch, legacy):
             f.write(numpy_helper.from_array(t.numpy(), vi.name).SerializeToString())
     with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(ref.numpy(), m.graph.output[0].name).SerializeToString())
+    fp16_error = write_fp16_error(os.path.join(d, "test_data_set_0"), model, inputs, ref, m.graph.output[0].name)
     opset = next((o.version for o in m.opset_import if o.domain in ("", "ai.onnx")), None)
     return {"exporter": exporter, "opset": opset, "ops": sorted({n.op_type for n in m.graph.node}),
-            "nodes": len(m.graph.node), "bytes": os.path.getsize(path)}, model, inputs
+            "nodes": len(m.graph.node), "bytes": os.path.getsize(path), "torch_fp16_max_error": fp16_error,
+            "max_ref": float(ref.abs().max())}, model, inputs
 
 
 def fmt(v, digits=3):
     return "n/a" if v is None else f"{v:.{digits}f}"
 
 
+def sci(v):
+    return "n/a" if v is None else f"{v:.2e}"
+
+
 def table(summary):
     lines = ["| model | dispatches | vkinfer fp32 ms | torch graph fp32 ms | fp32 ratio | vkinfer fp16 ms (p90) "
-             "| torch graph fp16 ms | fp16 ratio |", "|---|---|---|---|---|---|---|---|"]
+             "| torch graph fp16 ms | fp16 ratio | check fp32 | check fp16: vkinfer / PyTorch max error |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in summary.items():
         if "vk_fp32_ms" not in r and "vk_fp32_error" not in r:
             continue
         v32, v16, t32, t16 = r.get("vk_fp32_ms"), r.get("vk_fp16_ms"), r.get("torch_fp32_ms"), r.get("torch_fp16_ms")
         lines.append(f"| {name} | {r.get('dispatches', 'n/a')} | {fmt(v32)} | {fmt(t32)} | "
                      f"{fmt(v32 / t32 if v32 and t32 else None, 2)} | {fmt(v16)} ({fmt(r.get('vk_fp16_p90_ms'))}) | "
-                     f"{fmt(t16)} | {fmt(v16 / t16 if v16 and t16 else None, 2)} |")
+                     f"{fmt(t16)} | {fmt(v16 / t16 if v16 and t16 else None, 2)} | {r.get('check_fp32', 'n/a')} | "
+                     f"{r.get('check_fp16', 'n/a')}: {sci(r.get('check_fp16_max_error'))} / "
+                     f"{sci(r.get('torch_fp16_max_error'))} |")
     return "\n".join(lines) + "\n"
 
 
@@ -541,6 +587,7 @@ def main():
             summary[key], model, inputs = write_case(a.out, key, ctor, shapes, a.batch, a.legacy)
             print(f"exported {key}: {summary[key]['nodes']} nodes, opset {summary[key]['opset']}", flush=True)
             if a.bench:
+                summary[key].update(check_case(a.bench, os.path.join(a.out, key)))
                 summary[key].update(bench_case(a.bench, os.path.join(a.out, key), model, inputs, a.iters))
                 print(f"timed   {key}: {json.dumps({k: v for k, v in summary[key].items() if k not in ('ops',)})}",
                       flush=True)

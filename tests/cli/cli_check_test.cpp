@@ -82,6 +82,60 @@ TEST(CliCheck, CorruptedReferenceFails) {
     EXPECT_FALSE(lineStartingWith(r, "PASS  small/test_data_set_0").empty()) << r.out;
 }
 
+// Under --precision fp16, reference_fp16.json beside a data set (a peer's float16 error on
+// it) sets the bound: within 2x the peer's error passes, beyond it fails, and the line reports
+// both errors. A reference moved by delta stands in for a model whose float16 error is large.
+TEST(CliCheck, Fp16ToleranceDerivedFromThePeersError) {
+    VKINFER_REQUIRE_GPU();
+    TempDir dir;
+    const fs::path model = dir.path() / "small";
+    writeModelFolder(model, smallConvModel(), 1);
+    double delta = 0;
+    editReference(model / "test_data_set_0" / "output_0.pb", [&](Tensor& t) {
+        float m = 0;
+        for (int64_t i = 0; i < t.elementCount(); ++i) m = std::max(m, std::abs(t.as<float>()[i]));
+        delta = 0.05 * m;
+        t.as<float>()[5] += static_cast<float>(delta);
+    });
+    const std::string peer = (model / "test_data_set_0" / "reference_fp16.json").string();
+    auto writePeer = [&](double error) {
+        writeFile(peer, nlohmann::json{{"source", "a test"}, {"outputs", {{"y", {{"max_abs_error", error}}}}}}.dump());
+    };
+    // Without the file, the moved element fails at the default tolerance.
+    CliResult plain = runCli({"--precision", "fp16", "check", model.string()});
+    EXPECT_EQ(plain.exitCode, 1) << plain.describe();
+
+    writePeer(0.6 * delta);  // 2 x 0.6 delta covers delta and fp16's own rounding
+    CliResult within = runCli({"--precision", "fp16", "check", model.string()});
+    EXPECT_EQ(within.exitCode, 0) << within.describe();
+    const std::string pass = lineStartingWith(within, "PASS  small/test_data_set_0");
+    EXPECT_TRUE(contains(pass, "peer fp16 max error")) << within.out;
+    EXPECT_TRUE(contains(pass, "(ratio 1.")) << within.out;
+
+    writePeer(0.4 * delta);  // 0.8 delta: the moved element is outside
+    CliResult beyond = runCli({"--precision", "fp16", "check", model.string()});
+    EXPECT_EQ(beyond.exitCode, 1) << beyond.describe();
+    EXPECT_TRUE(contains(lineStartingWith(beyond, "FAIL  small/test_data_set_0"), "1 of 64 elements")) << beyond.out;
+    // A factor of 3 lets it pass; a tolerance given by hand replaces the peer's.
+    CliResult wider = runCli({"--precision", "fp16", "check", model.string(), "--peer-factor", "3"});
+    EXPECT_EQ(wider.exitCode, 0) << wider.describe();
+    writePeer(0.6 * delta);
+    CliResult byHand = runCli({"--precision", "fp16", "check", model.string(), "--rtol", "1e-3"});
+    EXPECT_EQ(byHand.exitCode, 1) << byHand.describe();
+    CliResult both = runCli({"check", model.string(), "--rtol", "1e-3", "--peer-factor", "3"});
+    EXPECT_EQ(both.exitCode, 2) << both.describe();
+    // The file is read only in fp16; in fp32 the moved element fails as before.
+    EXPECT_EQ(runCli({"check", model.string()}).exitCode, 1);
+
+    // A malformed file fails the data set naming the file, and the run goes on.
+    writeFile(peer, "{\"outputs\": {\"y\": {\"max_abs_error\": -1}}}");
+    CliResult bad = runCli({"--precision", "fp16", "check", model.string()});
+    EXPECT_EQ(bad.exitCode, 1) << bad.describe();
+    const std::string fail = lineStartingWith(bad, "FAIL  small/test_data_set_0");
+    EXPECT_TRUE(contains(fail, "reference_fp16.json")) << bad.out;
+    EXPECT_TRUE(contains(fail, "finite number >= 0")) << bad.out;
+}
+
 TEST(CliCheck, ReferenceOfWrongShapeFails) {
     TempDir dir;
     fs::path model = dir.path() / "small";

@@ -1,5 +1,7 @@
 #include "check_cases.h"
 
+#include "check_peer.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,6 +33,8 @@ nlohmann::json CaseResult::toJson() const {
             {"detail", detail},
             {"max_error", orNull(maxError)},
             {"max_ref", orNull(maxRef)},
+            {"peer_max_error", orNull(peerMaxError)},
+            {"peer_source", peerSource},
             {"ops", orNull(ops)},
             {"foreign_values", orNull(foreignValues)}};
 }
@@ -43,6 +47,8 @@ CaseResult CaseResult::fromJson(const nlohmann::json& j) {
     r.detail = j.value("detail", "");
     r.maxError = optionalField<double>(j, "max_error");
     r.maxRef = optionalField<double>(j, "max_ref");
+    r.peerMaxError = optionalField<double>(j, "peer_max_error");
+    r.peerSource = j.value("peer_source", "");
     r.ops = optionalField<std::vector<std::string>>(j, "ops");
     r.foreignValues = optionalField<std::vector<std::string>>(j, "foreign_values");
     return r;
@@ -124,10 +130,11 @@ CaseResult statusResult(CaseResult r, const std::string& name, const Status& s) 
 }
 
 CaseResult compareOutputs(CaseResult r, const std::string& setName, const std::vector<NamedTensor>& out,
-                          const TestDataSet& ds, const CheckOptions& o) {
+                          const TestDataSet& ds, const CheckOptions& o, const std::optional<PeerErrors>& peer) {
     r.name = setName;
     bool ok = true;
-    Tolerance tol{o.rtol, o.atol, !o.atolAbsolute};
+    const Tolerance tol{o.rtol, o.atol, !o.atolAbsolute};
+    if (peer) r.peerSource = peer->source;
     for (const auto& ref : ds.outputs) {
         auto it = std::find_if(out.begin(), out.end(), [&](const NamedTensor& t) { return t.name == ref.name; });
         if (it == out.end()) {
@@ -136,6 +143,15 @@ CaseResult compareOutputs(CaseResult r, const std::string& setName, const std::v
             continue;
         }
         Comparison c = compareTensors(it->tensor, ref.tensor, tol);
+        const double* peerError = nullptr;
+        if (peer)
+            if (auto e = peer->maxError.find(ref.name); e != peer->maxError.end()) peerError = &e->second;
+        if (peerError) {
+            r.peerMaxError = std::max(r.peerMaxError.value_or(0), *peerError);
+            // The larger of the two bounds, as an absolute one (rtol stays).
+            const double bound = std::max(c.atolUsed, o.peerFactor * *peerError);
+            if (!c.pass && c.problem.empty()) c = compareTensors(it->tensor, ref.tensor, Tolerance{o.rtol, bound, false});
+        }
         if (c.problem.empty()) {  // (a shape or type mismatch compares no values)
             r.maxError = std::max(r.maxError.value_or(0), c.maxAbsError);
             r.maxRef = std::max(r.maxRef.value_or(0), c.maxAbsExpected);
@@ -185,12 +201,21 @@ std::vector<CaseResult> runCase(const fs::path& dir, const std::string& name, Co
             record(statusResult(facts, setName, ds.status()));
             continue;
         }
+        std::optional<PeerErrors> peer;
+        if (opts.usePeerErrors && precision(g) == Precision::Float16) {
+            auto read = readPeerErrors(set);
+            if (!read.ok()) {
+                record(statusResult(facts, setName, read.status()));
+                continue;
+            }
+            peer = std::move(read).value();
+        }
         auto out = session->run(ds->inputs);
         if (!out.ok()) {
             record(statusResult(facts, setName, out.status()));
             continue;
         }
-        record(compareOutputs(facts, setName, *out, *ds, opts));
+        record(compareOutputs(facts, setName, *out, *ds, opts, peer));
     }
     return results;
 }

@@ -18,6 +18,12 @@ struct CheckOptions {
     double rtol = 1e-3;
     double atol = 1e-4;
     bool atolAbsolute = false;
+    // Under --precision fp16, a data set with a peer's float16 error beside it
+    // (check_peer.h) passes an output whose every element is within peerFactor x that error
+    // of the reference (or within the tolerance above, whichever is larger). Off when the
+    // tolerance is given on the command line.
+    bool usePeerErrors = true;
+    double peerFactor = 2.0;
 };
 
 // One line of the check output: a data set, or a whole case (unsupported, crashed, ...).
@@ -30,6 +36,10 @@ struct CaseResult {
     // compared: the model or data set did not load or run, or no output had the right shape.
     std::optional<double> maxError;
     std::optional<double> maxRef;
+    // The peer's float16 max error on this data set (over the outputs compared with it) and
+    // who measured it, when the tolerance was derived from it.
+    std::optional<double> peerMaxError;
+    std::string peerSource;
     // Operator types of the model's nodes; none when the model file does not parse.
     std::optional<std::vector<std::string>> ops;
     // The model's inputs and outputs that are not dense tensors of an element type vkinfer

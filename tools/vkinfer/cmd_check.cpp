@@ -35,8 +35,11 @@ struct CheckArgs {
 
 void printResult(const CaseResult& r) {
     progress::clear();
-    const std::string errors =
+    std::string errors =
         r.maxError ? fmt::format("max error {:.3g} (max |ref| {:.3g})", *r.maxError, r.maxRef.value_or(0)) : "";
+    if (r.peerMaxError && r.maxError)
+        errors += fmt::format(", peer fp16 max error {:.3g}{}", *r.peerMaxError,
+                              *r.peerMaxError > 0 ? fmt::format(" (ratio {:.2f})", *r.maxError / *r.peerMaxError) : "");
     if (r.result == "pass")
         fmt::print("PASS  {}  {}\n", r.name, errors);
     else if (r.result == "unsupported")
@@ -159,13 +162,22 @@ void addCheckCommand(CLI::App& app, GlobalOptions& g) {
     cmd->add_option("dir", a->dir, "Folder with model.onnx and test_data_set_*, or a folder of such folders")
         ->required()
         ->check(nonEmpty());
-    cmd->add_option("--rtol", a->opts.rtol, "Relative tolerance (a finite number >= 0)")
+    auto* rtol = cmd->add_option("--rtol", a->opts.rtol, "Relative tolerance (a finite number >= 0)")
+                     ->capture_default_str()
+                     ->check(finiteNonNegative());
+    auto* atol =
+        cmd->add_option("--atol", a->opts.atol,
+                        "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute (a finite number >= 0)")
+            ->capture_default_str()
+            ->check(finiteNonNegative());
+    cmd->add_option("--peer-factor", a->opts.peerFactor,
+                    "With --precision fp16: a data set with reference_fp16.json (a peer's float16 error on it) passes "
+                    "within this multiple of that error; not with --rtol or --atol (a finite number >= 1)")
         ->capture_default_str()
-        ->check(finiteNonNegative());
-    cmd->add_option("--atol", a->opts.atol,
-                    "Absolute tolerance, as a fraction of max|ref| unless --atol-absolute (a finite number >= 0)")
-        ->capture_default_str()
-        ->check(finiteNonNegative());
+        ->check(finiteNonNegative())
+        ->check(CLI::Range(1.0, 1e6))
+        ->excludes(rtol)
+        ->excludes(atol);
     cmd->add_flag("--atol-absolute", a->opts.atolAbsolute, "Use --atol as an absolute tolerance");
     cmd->add_option("--filter", a->filter, "Only model folders whose name (from DIR's own name down) contains this text");
     cmd->add_option("--report", a->report, "Also write the results as JSON to this file")->check(nonEmpty());
@@ -195,7 +207,9 @@ void addCheckCommand(CLI::App& app, GlobalOptions& g) {
         ->check(nonEmpty());
     cmd->add_option("--write-expected", a->writeExpected, "Write the data sets that passed to this file")
         ->check(nonEmpty());
-    cmd->callback([a, &g] {
+    cmd->callback([a, &g, rtol, atol] {
+        // A tolerance given by hand is the one that applies.
+        a->opts.usePeerErrors = rtol->count() == 0 && atol->count() == 0;
         int rc = checkCommand(*a, g);
         if (rc != 0) throw CliError("", rc);  // the summary line already says why
     });
