@@ -334,10 +334,13 @@ class Restormer(nn.Module):
 def warp(img, flow):
     """Backward warp by a flow field, as RIFE writes it: a base grid plus the flow, normalized."""
     b, _, h, w = flow.shape
-    gy, gx = torch.meshgrid(torch.linspace(-1.0, 1.0, h), torch.linspace(-1.0, 1.0, w), indexing="ij")
+    dev = flow.device
+    gy, gx = torch.meshgrid(torch.linspace(-1.0, 1.0, h, device=dev), torch.linspace(-1.0, 1.0, w, device=dev),
+                            indexing="ij")
     base = torch.stack((gx, gy), 0).unsqueeze(0).to(flow.dtype)
-    scale = torch.tensor([2.0 / (w - 1), 2.0 / (h - 1)], dtype=flow.dtype).view(1, 2, 1, 1)
-    grid = (base + flow * scale).permute(0, 2, 3, 1)
+    # Scaled by Python numbers, not a tensor made here: a CUDA graph cannot capture that copy.
+    scaled = torch.cat((flow[:, 0:1] * (2.0 / (w - 1)), flow[:, 1:2] * (2.0 / (h - 1))), 1)
+    grid = (base + scaled).permute(0, 2, 3, 1)
     return F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=True)
 
 
@@ -457,7 +460,7 @@ def bench_case(vk, case_dir, model, inputs, iters):
             row[f"vk_{prec}_error"] = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
     r = subprocess.run([vk, "plan", path, "--json"], capture_output=True, text=True)
     if r.returncode == 0:
-        row["dispatches"] = json.loads(r.stdout)["summary"]["dispatches"]
+        row["dispatches"] = json.loads(r.stdout)["dispatches"]
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
@@ -594,8 +597,8 @@ def main():
         except Exception as e:  # one family failing to export must not lose the others
             summary[key] = {"error": f"{type(e).__name__}: {e}"[:2000]}
             print(f"FAILED  {key}: {summary[key]['error'][:300]}", flush=True)
-    with open(os.path.join(a.out, "export_families.json"), "w") as f:
-        json.dump(summary, f, indent=1)
+        with open(os.path.join(a.out, "export_families.json"), "w") as f:  # after each: a run cut short keeps them
+            json.dump(summary, f, indent=1)
     if a.bench:
         with open(os.path.join(a.out, "export_families.md"), "w") as f:
             f.write(table(summary))

@@ -73,10 +73,22 @@ TEST(ConvTransposeOp, GpuMatchesCpu) {
         {"1-D", {2, 3, 9}, {3, 2, 4}, true, {3}, {1, 2}},
         {"3-D", {1, 2, 3, 4, 3}, {2, 2, 2, 3, 2}, true, {2, 1, 2}, {0, 1, 0, 1, 0, 1}},
         {"many outputs", {1, 16, 24, 24}, {16, 8, 4, 4}, true, {2, 2}, {1, 1, 1, 1}},
+        // FSRCNN's last layer: 9x9, stride 2, pads 4, output_padding 1, to 3 channels.
+        {"FSRCNN x2 deconv", {1, 32, 9, 11}, {32, 3, 9, 9}, true, {2, 2}, {4, 4, 4, 4}, {}, {1, 1}},
+        // Large enough for several output channels per invocation (ops/conv/transpose_tile.h):
+        // four of 32 (524 k outputs), and six per group as a block of four and one of two.
+        {"four channels per invocation", {1, 8, 64, 64}, {8, 32, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {}, {1, 1}},
+        {"group 2, six outputs each, in blocks", {1, 4, 128, 128}, {4, 6, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {}, {1, 1},
+         {}, 2},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);
         expectGpuMatchesCpu(tconvModel(c), {{"x", randomTensor(c.x, seedOf(c.what))}}, c.what);
+    }
+    for (size_t i : {size_t{1}, cases.size() - 3, cases.size() - 2, cases.size() - 1}) {
+        SCOPED_TRACE(cases[i].what + " fp16");
+        expectGpuMatchesCpu(tconvModel(cases[i]), {{"x", randomTensor(cases[i].x, seedOf(cases[i].what))}},
+                            cases[i].what + " fp16", Tolerance{4e-3, 4e-3, true}, Precision::Float16);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ops/conv/select.h"
+#include "ops/conv/transpose_tile.h"
 #include "ops/gemm/select.h"
 
 namespace vkinfer::ops {
@@ -336,6 +337,18 @@ GemmChoice chooseGemm(const GemmRow& r, DataType type, const DeviceFacts& f) {
     p.aInner = r.M * r.K, p.bInner = r.K * r.N;
     p.aM = r.K, p.aK = 1, p.bK = r.N, p.bN = 1;
     return selectGemm(p, type, false, resolveKernelTarget(f, {}));
+}
+
+// ConvTranspose: several output channels per invocation only where enough invocations stay
+// (FSRCNN's deconvolution at 960x540 and 48x64, the measured pair), never more than a group has.
+TEST(ConvTransposeSelection, ChannelsPerInvocation) {
+    EXPECT_EQ(convTransposeChannelsPerInvocation(3 * 1080 * 1920, 3), 3);
+    EXPECT_EQ(convTransposeChannelsPerInvocation(3 * 96 * 128, 3), 1);
+    EXPECT_EQ(convTransposeChannelsPerInvocation(64 * 256 * 256, 64), 4);
+    EXPECT_EQ(convTransposeChannelsPerInvocation(64 * 256 * 256, 1), 1);  // depthwise
+    // At the threshold: four would leave too few invocations, two do not.
+    EXPECT_EQ(convTransposeChannelsPerInvocation(2 * kConvTransposeBlockMinInvocations, 8), 2);
+    EXPECT_EQ(convTransposeChannelsPerInvocation(2 * kConvTransposeBlockMinInvocations - 1, 8), 1);
 }
 
 TEST(GemmSelection, PerDeviceTable) {

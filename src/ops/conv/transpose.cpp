@@ -1,10 +1,11 @@
 // ConvTranspose, 1-D to 3-D: strides, pads, auto_pad, dilations, group, output_padding,
 // output_shape and bias. The CPU reference scatters every input element through the
-// kernel (the textbook definition); the GPU kernel (conv_transpose.comp) gathers, one
-// output element per invocation, so the two are independent implementations.
+// kernel (the textbook definition); the GPU kernel (conv_transpose.comp) gathers, up to four
+// output channels of one position per invocation, so the two are independent implementations.
 #include <algorithm>
 
 #include "kernels/families/conv_transpose.h"
+#include "ops/conv/transpose_tile.h"
 #include "ops/activation.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
@@ -148,14 +149,23 @@ void evalConvTranspose(const Node& n, std::span<const Tensor* const> in, std::sp
 
 void lowerConvTranspose(LowerContext& ctx, const Node& n) {
     TConvGeom g = tconvGeometry(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape);
-    int64_t count = ctx.value(n.outputs[0]).elementCount();
-    requireIndexable(n,
-                     std::max({count, ctx.value(n.inputs[0]).elementCount(), ctx.value(n.inputs[1]).elementCount()}));
+    const int64_t outCount = ctx.value(n.outputs[0]).elementCount();
+    if (outCount == 0) return;
+    // Invocations in stride-phase order (conv_transpose.comp): SH x SW phases of
+    // ceil(OH / SH) x ceil(OW / SW) positions, each computing mb output channels of a group.
+    const int64_t mg = g.M / g.groups;
+    const int64_t mb = convTransposeChannelsPerInvocation(outCount, mg);
+    const int64_t mBlocks = g.groups * ((mg + mb - 1) / mb);
+    const int64_t qh = (g.out[1] + g.s[1] - 1) / g.s[1], qw = (g.out[2] + g.s[2] - 1) / g.s[2];
+    const int64_t count = mulChecked(n, mulChecked(n, g.N * mBlocks * g.out[0], g.s[1] * g.s[2]), qh * qw);
+    requireIndexable(n, std::max({count, outCount, ctx.value(n.inputs[0]).elementCount(),
+                                  ctx.value(n.inputs[1]).elementCount()}));
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.outputs[0]});
     int bias = n.input(2);
     if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::conv_transpose::variant(type), "conv_transpose", type));
     setActivation(d, n.activation);
+    d.setSpec(kernels::conv_transpose::kMb, u32(mb));
     kernels::conv_transpose::Push p{};
     p.count = u32(count);
     p.C = u32(g.C);
@@ -179,6 +189,9 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
     p.padD = u32(g.padBegin[0]);
     p.padH = u32(g.padBegin[1]);
     p.padW = u32(g.padBegin[2]);
+    p.QH = u32(qh);
+    p.QW = u32(qw);
+    p.mBlocks = u32(mBlocks);
     d.setPush(p);
     setLaunch1d(d, count, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
