@@ -1,7 +1,7 @@
 #version 450
 // Resize over the last two dimensions for what resize.comp does not cover: cubic
-// interpolation (cubic_coeff_a, exclude_outside), tf_crop_and_resize (roi, extrapolation)
-// and align_corners with a fractional resized length (scales given: the ONNX reference
+// interpolation (cubic_coeff_a, exclude_outside), tf_crop_and_resize (roi, extrapolation),
+// half_pixel_symmetric (opset 19) and align_corners with a fractional resized length (scales given: the ONNX reference
 // divides by scale * length - 1, not by the rounded output size - 1). Separable: up to 4
 // taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis.
 #include "common.glsl"
@@ -12,8 +12,9 @@ layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 
 // Source coordinate; `outside` is set for tf_crop_and_resize beyond the input.
-float sourceCoord(uint o, float scale, uint inLen, float len, float r0, float r1, inout bool outside) {
+float sourceCoord(uint o, float scale, uint inLen, uint outLen, float len, float r0, float r1, inout bool outside) {
     float xo = float(o), last = float(inLen - 1u);
+    if (COORD_MODE == 6u) return 0.5 * float(inLen) * (1.0 - float(outLen) / len) + (xo + 0.5) / scale - 0.5;
     if (COORD_MODE == 0u) return (xo + 0.5) / scale - 0.5;
     if (COORD_MODE == 1u) return len > 1.0 ? (xo + 0.5) / scale - 0.5 : -0.5;
     if (COORD_MODE == 2u) return len > 1.0 ? xo * last / (len - 1.0) : 0.0;
@@ -59,8 +60,8 @@ void main() {
     uint ox = idx % p.OW, t = idx / p.OW;
     uint oy = t % p.OH, nc = t / p.OH;
     bool outside = false;
-    float cy = sourceCoord(oy, p.scaleH, p.IH, p.lenH, p.roiH0, p.roiH1, outside);
-    float cx = sourceCoord(ox, p.scaleW, p.IW, p.lenW, p.roiW0, p.roiW1, outside);
+    float cy = sourceCoord(oy, p.scaleH, p.IH, p.OH, p.lenH, p.roiH0, p.roiH1, outside);
+    float cx = sourceCoord(ox, p.scaleW, p.IW, p.OW, p.lenW, p.roiW0, p.roiW1, outside);
     if (outside) {
         y[idx] = T(activate(p.extrapolation));
         return;

@@ -1,8 +1,9 @@
 // Resize (opset 10+) and Upsample over the two innermost dimensions: nearest with every
 // nearest_mode, bilinear or bicubic (cubic_coeff_a, exclude_outside); coordinate
 // transformation modes half_pixel, pytorch_half_pixel, align_corners, asymmetric,
-// tf_half_pixel_for_nn and tf_crop_and_resize (roi, extrapolation_value). resize.comp runs
-// the common nearest/bilinear cases; resize_general.comp the rest (see needsGeneral).
+// tf_half_pixel_for_nn, tf_crop_and_resize (roi, extrapolation_value) and opset 19's
+// half_pixel_symmetric; opset 18's axes and keep_aspect_ratio_policy. resize.comp runs the
+// common nearest/bilinear cases; resize_general.comp the rest (ResizeSpec::general).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -25,7 +26,8 @@ enum class CoordMode : uint32_t {
     AlignCorners = 2,
     Asymmetric = 3,
     TfHalfPixelForNn = 4,
-    TfCropAndResize = 5,  // resize_general.comp only
+    TfCropAndResize = 5,     // resize_general.comp only
+    HalfPixelSymmetric = 6,  // resize_general.comp only (opset 19)
 };
 enum class NearestMode : uint32_t { RoundPreferFloor = 0, RoundPreferCeil = 1, Floor = 2, Ceil = 3 };
 
@@ -65,8 +67,50 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
         if (!legacy)
             if (const Tensor* t = constant(3)) sizes = tensorInts(*t);
     }
-    if (n.hasAttr("axes") || n.attrString("keep_aspect_ratio_policy", "stretch") != "stretch")
-        unsupported(n, "the axes and keep_aspect_ratio_policy attributes are not supported");
+    // Opset 18: scales, sizes and roi may list only `axes`; the others keep their size.
+    std::vector<size_t> axes;
+    if (n.hasAttr("axes")) {
+        for (int64_t a : n.attrInts("axes")) {
+            const auto d = static_cast<size_t>(normalizeAxis(n, a, static_cast<int64_t>(r)));
+            if (std::find(axes.begin(), axes.end(), d) != axes.end()) shapeError(n, "axis {} is listed twice in axes", a);
+            axes.push_back(d);
+        }
+        if (!scales.empty()) {
+            if (scales.size() != axes.size()) shapeError(n, "scales has {} entries for {} axes", scales.size(), axes.size());
+            std::vector<float> full(r, 1.0f);
+            for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = scales[i];
+            scales = full;
+        }
+        if (!sizes.empty()) {
+            if (sizes.size() != axes.size()) shapeError(n, "sizes has {} entries for {} axes", sizes.size(), axes.size());
+            std::vector<int64_t> full(in.begin(), in.end());
+            for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = sizes[i];
+            sizes = full;
+        }
+    } else {
+        for (size_t i = 0; i < r; ++i) axes.push_back(i);
+    }
+    // Opset 18: sizes as a bound keeping the aspect ratio: one scale for every listed axis,
+    // the smallest (not_larger) or largest (not_smaller) of sizes / input, the sizes rounded
+    // from it half up (as the ONNX reference does).
+    const std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+        shapeError(n, "keep_aspect_ratio_policy '{}' is not one of stretch, not_larger, not_smaller", policy);
+    std::optional<double> commonScale;
+    if (policy != "stretch" && !sizes.empty() && sizes.size() == r) {
+        double sc = 0;
+        for (size_t k = 0; k < axes.size(); ++k) {
+            const size_t d = axes[k];
+            if (in[d] <= 0 || sizes[d] <= 0)
+                shapeError(n, "keep_aspect_ratio_policy '{}' needs positive sizes and input dims, got {} and {} at {}",
+                           policy, sizes[d], in[d], d);
+            const double ratio = static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
+            sc = k == 0 ? ratio : policy == "not_larger" ? std::min(sc, ratio) : std::max(sc, ratio);
+        }
+        for (size_t d : axes) sizes[d] = static_cast<int64_t>(sc * static_cast<double>(in[d]) + 0.5);
+        commonScale = sc;
+    }
+    auto isListed = [&](size_t i) { return std::find(axes.begin(), axes.end(), i) != axes.end(); };
     if (!sizes.empty()) {
         if (sizes.size() != r) shapeError(n, "sizes has {} entries for rank {}", sizes.size(), r);
         s.out = sizes;
@@ -84,6 +128,7 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     for (size_t i = 0; i + 2 < r; ++i)
         if (s.out[i] != in[i]) unsupported(n, "resizing dimension {} (only the two innermost dimensions resize)", i);
     auto scaleOf = [&](size_t i) {
+        if (commonScale && isListed(i)) return static_cast<float>(*commonScale);
         return sizes.empty() ? scales[i] : static_cast<float>(static_cast<double>(s.out[i]) / static_cast<double>(in[i]));
     };
     s.scaleH = r >= 2 ? scaleOf(r - 2) : 1.0f;
@@ -94,6 +139,7 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     else if (mode == "cubic") s.cubic = true;
     else if (mode != "nearest") unsupported(n, "mode '{}' is not supported (nearest, linear, cubic)", mode);
     auto realLength = [&](size_t i) {
+        if (commonScale && isListed(i)) return static_cast<float>(*commonScale * static_cast<double>(in[i]));
         return static_cast<float>(sizes.empty() ? static_cast<double>(in[i]) * scales[i] : static_cast<double>(s.out[i]));
     };
     s.lenH = realLength(r - 2);
@@ -118,23 +164,33 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     else if (ct == "asymmetric") s.coord = CoordMode::Asymmetric;
     else if (ct == "tf_half_pixel_for_nn") s.coord = CoordMode::TfHalfPixelForNn;
     else if (ct == "tf_crop_and_resize") s.coord = CoordMode::TfCropAndResize;
+    else if (ct == "half_pixel_symmetric") s.coord = CoordMode::HalfPixelSymmetric;
     else unsupported(n, "coordinate_transformation_mode '{}' is not supported", ct);
     if (s.coord == CoordMode::TfCropAndResize) {
-        const Tensor* roi = constant(1);
-        if (!roi || roi->elementCount() != static_cast<int64_t>(2 * r))
-            shapeError(n, "tf_crop_and_resize needs a roi of {} values", 2 * r);
+        const Tensor* roiT = constant(1);
+        const size_t na = axes.size();
+        if (!roiT || roiT->elementCount() != static_cast<int64_t>(2 * na))
+            shapeError(n, "tf_crop_and_resize needs a roi of {} values", 2 * na);
+        // Starts then ends, of the listed axes; the others are not cropped.
+        std::vector<double> roi(r, 0.0);
+        roi.resize(2 * r, 1.0);
+        for (size_t k = 0; k < na; ++k) {
+            roi[axes[k]] = roiT->getDouble(static_cast<int64_t>(k));
+            roi[r + axes[k]] = roiT->getDouble(static_cast<int64_t>(na + k));
+        }
         for (size_t i = 0; i + 2 < r; ++i)
-            if (roi->getDouble(i) != 0.0 || roi->getDouble(i + r) != 1.0)
+            if (roi[i] != 0.0 || roi[i + r] != 1.0)
                 unsupported(n, "a roi that crops dimension {} (only the two innermost dimensions resize)", i);
-        s.roiH0 = static_cast<float>(roi->getDouble(r - 2));
-        s.roiH1 = static_cast<float>(roi->getDouble(2 * r - 2));
-        s.roiW0 = static_cast<float>(roi->getDouble(r - 1));
-        s.roiW1 = static_cast<float>(roi->getDouble(2 * r - 1));
+        s.roiH0 = static_cast<float>(roi[r - 2]);
+        s.roiH1 = static_cast<float>(roi[2 * r - 2]);
+        s.roiW0 = static_cast<float>(roi[r - 1]);
+        s.roiW1 = static_cast<float>(roi[2 * r - 1]);
     }
     // resize.comp divides align_corners by the integer output size - 1: exact only when the
     // real resized length is that integer.
     bool fractional = static_cast<float>(s.out[r - 2]) != s.lenH || static_cast<float>(s.out[r - 1]) != s.lenW;
-    s.general = s.cubic || s.coord == CoordMode::TfCropAndResize || (s.coord == CoordMode::AlignCorners && fractional);
+    s.general = s.cubic || s.coord == CoordMode::TfCropAndResize || s.coord == CoordMode::HalfPixelSymmetric ||
+                (s.coord == CoordMode::AlignCorners && fractional);
     std::string nm = n.attrString("nearest_mode", "round_prefer_floor");
     if (nm == "round_prefer_floor") s.nearest = NearestMode::RoundPreferFloor;
     else if (nm == "round_prefer_ceil") s.nearest = NearestMode::RoundPreferCeil;
@@ -169,7 +225,8 @@ float sourceCoord(CoordMode m, int64_t o, float scale, int64_t inLen, int64_t ou
             return outLen > 1 ? xo * static_cast<float>(inLen - 1) / static_cast<float>(outLen - 1) : 0.0f;
         case CoordMode::Asymmetric: return xo / scale;
         case CoordMode::TfHalfPixelForNn: return (xo + 0.5f) / scale;
-        case CoordMode::TfCropAndResize: break;  // resize_general only
+        case CoordMode::TfCropAndResize:
+        case CoordMode::HalfPixelSymmetric: break;  // resize_general only
     }
     return 0;
 }
@@ -188,10 +245,16 @@ int64_t nearestIndex(NearestMode m, float c, int64_t inLen) {
 
 // CPU twin of resize_general.comp: the source coordinate (tf_crop_and_resize: nullopt
 // outside the input) and the taps along one axis.
-std::optional<float> generalCoord(const ResizeSpec& s, int64_t o, float scale, int64_t inLen, float len, float r0,
-                                  float r1) {
+std::optional<float> generalCoord(const ResizeSpec& s, int64_t o, float scale, int64_t inLen, int64_t outLen,
+                                  float len, float r0, float r1) {
     float xo = static_cast<float>(o), last = static_cast<float>(inLen - 1);
     switch (s.coord) {
+        case CoordMode::HalfPixelSymmetric: {
+            // The implicit roi's centre maps to the output's: differs from half_pixel only where
+            // the integer output size is not the real resized length.
+            const float offset = 0.5f * static_cast<float>(inLen) * (1.0f - static_cast<float>(outLen) / len);
+            return offset + (xo + 0.5f) / scale - 0.5f;
+        }
         case CoordMode::HalfPixel: return (xo + 0.5f) / scale - 0.5f;
         case CoordMode::PytorchHalfPixel: return len > 1.0f ? (xo + 0.5f) / scale - 0.5f : -0.5f;
         case CoordMode::AlignCorners: return len > 1.0f ? xo * last / (len - 1.0f) : 0.0f;
@@ -263,8 +326,8 @@ void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tens
     for (int64_t p = 0; p < planes; ++p)
         for (int64_t oy = 0; oy < OH; ++oy)
             for (int64_t ox = 0; ox < OW; ++ox) {
-                auto cy = generalCoord(s, oy, s.scaleH, IH, s.lenH, s.roiH0, s.roiH1);
-                auto cx = generalCoord(s, ox, s.scaleW, IW, s.lenW, s.roiW0, s.roiW1);
+                auto cy = generalCoord(s, oy, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1);
+                auto cx = generalCoord(s, ox, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1);
                 double v = s.extrapolation;
                 if (cy && cx) {
                     Taps ty = generalTaps(s, *cy, IH), tx = generalTaps(s, *cx, IW);

@@ -72,3 +72,99 @@ TEST(ResizeGeneralOp, GpuMatchesCpu) {
 
 }  // namespace
 }  // namespace vkinfer::testing
+
+namespace vkinfer::testing {
+namespace {
+
+// Opset-19 Resize of x with scales or sizes for `axes` only (empty: every axis), and attributes.
+OnnxBuilder resize19(const Shape& x, const std::vector<float>& scales, const Shape& sizes, const Shape& axes,
+                     const std::string& mode, const std::string& coord, const std::string& policy = "") {
+    OnnxBuilder b(19);
+    b.input("x", x).output("y");
+    std::vector<std::string> in{"x", ""};
+    if (!scales.empty()) {
+        b.initializer("scales", floatTensor({static_cast<int64_t>(scales.size())}, scales));
+        in.push_back("scales");
+    } else {
+        b.initializer("sizes", int64Tensor({static_cast<int64_t>(sizes.size())}, sizes));
+        in.push_back("");
+        in.push_back("sizes");
+    }
+    auto& n = b.node("Resize", in, {"y"});
+    attr(n, "mode", mode);
+    if (!coord.empty()) attr(n, "coordinate_transformation_mode", coord);
+    if (!axes.empty()) attr(n, "axes", axes);
+    if (!policy.empty()) attr(n, "keep_aspect_ratio_policy", policy);
+    return b;
+}
+
+// Opset 18's axes: scales and sizes of the listed axes, in their order, negative ones counted
+// from the end; the same as the full-rank form, on the CPU and the GPU.
+TEST(ResizeOpset18, AxesListTheResizedDimensions) {
+    const Shape x{1, 2, 4, 6};
+    const Tensor data = randomTensor(x, 21);
+    auto full = cpuReference(resize19(x, {1, 1, 1.5f, 0.5f}, {}, {}, "linear", ""), {{"x", data}}, "full scales");
+    auto listed = cpuReference(resize19(x, {0.5f, 1.5f}, {}, {-1, 2}, "linear", ""), {{"x", data}}, "axes scales");
+    ASSERT_EQ(full.size(), 1u);
+    ASSERT_EQ(listed.size(), 1u);
+    expectTensorNear(listed[0], full[0], "axes [-1, 2] against full scales", Tolerance{0, 0, false});
+    auto sizesFull = cpuReference(resize19(x, {}, {1, 2, 7, 3}, {}, "nearest", ""), {{"x", data}}, "full sizes");
+    auto sizesListed = cpuReference(resize19(x, {}, {7, 3}, {2, 3}, "nearest", ""), {{"x", data}}, "axes sizes");
+    ASSERT_EQ(sizesListed.size(), 1u);
+    expectTensorNear(sizesListed[0], sizesFull[0], "axes [2, 3] against full sizes", Tolerance{0, 0, false});
+    if (!gpuAvailable()) return;
+    expectGpuMatchesCpu(resize19(x, {0.5f, 1.5f}, {}, {-1, 2}, "linear", ""), {{"x", data}}, "axes scales");
+    expectGpuMatchesCpu(resize19(x, {}, {7, 3}, {2, 3}, "cubic", "align_corners"), {{"x", data}}, "axes sizes cubic");
+}
+
+// keep_aspect_ratio_policy: one scale for the listed axes, the smallest or largest of
+// sizes / input, and the sizes rounded from it.
+TEST(ResizeOpset18, KeepAspectRatioPolicy) {
+    const Tensor x = iotaTensor({1, 1, 2, 4});  // 0..7
+    // sizes 4 x 4: not_larger keeps 2 x 4 (scale 1); not_smaller doubles both (scale 2).
+    expectReferenceEquals(resize19({1, 1, 2, 4}, {}, {4, 4}, {2, 3}, "nearest", "", "not_larger"), {{"x", x}}, {x},
+                          "not_larger");
+    std::vector<float> doubled;
+    for (int row : {0, 0, 1, 1})
+        for (int col : {0, 0, 1, 1, 2, 2, 3, 3}) doubled.push_back(static_cast<float>(row * 4 + col));
+    expectReferenceEquals(resize19({1, 1, 2, 4}, {}, {4, 4}, {2, 3}, "nearest", "", "not_smaller"), {{"x", x}},
+                          {floatTensor({1, 1, 4, 8}, doubled)}, "not_smaller");
+    if (gpuAvailable())
+        expectGpuMatchesCpu(resize19({1, 3, 6, 10}, {}, {1, 3, 9, 12}, {}, "linear", "", "not_larger"),
+                            {{"x", randomTensor({1, 3, 6, 10}, 22)}}, "not_larger linear, every axis listed");
+}
+
+// Opset 19's half_pixel_symmetric: half_pixel shifted so that the centres align, which differs
+// from half_pixel where the output size is not scale x input.
+TEST(ResizeOpset18, HalfPixelSymmetric) {
+    const Shape x{1, 2, 5, 7};
+    const Tensor data = randomTensor(x, 23);
+    auto sym = cpuReference(resize19(x, {1, 1, 0.7f, 1.3f}, {}, {}, "linear", "half_pixel_symmetric"), {{"x", data}},
+                            "symmetric");
+    auto half = cpuReference(resize19(x, {1, 1, 0.7f, 1.3f}, {}, {}, "linear", "half_pixel"), {{"x", data}}, "half");
+    ASSERT_EQ(sym.size(), 1u);
+    ASSERT_EQ(half.size(), 1u);
+    EXPECT_FALSE(compareTensors(sym[0], half[0], Tolerance{0, 1e-4, false}).pass);
+    if (!gpuAvailable()) return;
+    expectGpuMatchesCpu(resize19(x, {1, 1, 0.7f, 1.3f}, {}, {}, "linear", "half_pixel_symmetric"), {{"x", data}},
+                        "half_pixel_symmetric linear");
+    expectGpuMatchesCpu(resize19(x, {1, 1, 1.9f, 0.45f}, {}, {}, "cubic", "half_pixel_symmetric"), {{"x", data}},
+                        "half_pixel_symmetric cubic");
+}
+
+TEST(ResizeOpset18, RefusesWhatIsNotDefined) {
+    for (const auto& [b, what] : std::vector<std::pair<OnnxBuilder, std::string>>{
+             {resize19({1, 1, 2, 4}, {}, {4, 4}, {2, 3}, "nearest", "", "squeeze"), "keep_aspect_ratio_policy"},
+             {resize19({1, 1, 2, 4}, {2, 2}, {}, {3, -1}, "nearest", ""), "listed twice"},
+             {resize19({1, 1, 2, 4}, {2, 2, 2}, {}, {2, 3}, "nearest", ""), "scales has 3 entries for 2 axes"}}) {
+        auto m = b.build();
+        ASSERT_TRUE(m.ok()) << m.status().toString();
+        auto s = planSummary(*m, {{"x", {1, 1, 2, 4}}});
+        ASSERT_FALSE(s.ok()) << what;
+        EXPECT_EQ(s.status().code(), ErrorCode::ShapeError) << s.status().toString();
+        EXPECT_NE(s.status().message().find(what), std::string::npos) << s.status().message();
+    }
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
