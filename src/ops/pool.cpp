@@ -33,7 +33,7 @@ int64_t pooledSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t padBegin
     return out;
 }
 
-PoolGeom poolGeometry(const Node& n, const Shape& x, bool isMax) {
+PoolGeom poolGeometry(const Node& n, const Shape& x) {
     if (x.size() < 3 || x.size() > 5)
         unsupported(n, "only 1-D, 2-D and 3-D pooling is supported (input shape {})", shapeToString(x));
     const size_t sp = x.size() - 2;
@@ -48,9 +48,6 @@ PoolGeom poolGeometry(const Node& n, const Shape& x, bool isMax) {
     checkGeometry(n, "strides", s, 1);
     checkGeometry(n, "dilations", d, 1);
     checkGeometry(n, "pads", pads, 0);
-    if (!isMax)
-        for (int64_t v : d)
-            if (v != 1) unsupported(n, "dilated AveragePool is not supported");
     std::string autoPad = n.attrString("auto_pad", "NOTSET");
     bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
     // Per axis (padded to three): in, kernel, stride, dilation, begin/end pads, output.
@@ -97,7 +94,7 @@ void inferPool(Graph& g, const Node& n) {
     const auto& x = inputValue(g, n, 0);
     // MaxPool also takes 8-bit integers (pool_nd.comp's u8 variant); averages are float only.
     if (x.dtype != DataType::Float32 && !(IsMax && x.dtype == DataType::UInt8)) requireFloat(g, n, 0);
-    Shape out = pooledShape(x.shape, poolGeometry(n, x.shape, IsMax));
+    Shape out = pooledShape(x.shape, poolGeometry(n, x.shape));
     setOutput(g, n, 0, x.dtype, out);
     if (wantsIndices(n)) setOutput(g, n, 1, DataType::Int64, out);
 }
@@ -152,7 +149,7 @@ void evalPoolTyped(const Node& n, const PoolGeom& g, const Tensor& in, std::span
 
 template <bool IsMax>
 void evalPool(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
-    PoolGeom g = poolGeometry(n, in[0]->shape(), IsMax);
+    PoolGeom g = poolGeometry(n, in[0]->shape());
     if (in[0]->dtype() == DataType::UInt8) evalPoolTyped<uint8_t, IsMax>(n, g, *in[0], out);
     else evalPoolTyped<float, IsMax>(n, g, *in[0], out);
 }
@@ -187,7 +184,7 @@ void emitPool2d(LowerContext& ctx, const Node& n, const PoolGeom& g, bool isMax)
 template <bool IsMax>
 void lowerPool(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
-    PoolGeom g = poolGeometry(n, x.shape, IsMax);
+    PoolGeom g = poolGeometry(n, x.shape);
     int64_t count = g.NC * g.OD * g.OH * g.OW;
     requireIndexable(n, std::max(count, x.elementCount()));
     const bool indices = IsMax && wantsIndices(n);

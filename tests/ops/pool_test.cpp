@@ -152,11 +152,25 @@ TEST(PoolOp, ReferenceMatchesHandComputed) {
           floatTensor({1, 1, 2, 2}, {-4, -3, -2, -1}), floatTensor({1, 1, 2, 2}, {-1, -1, -1, -1}));
 }
 
-TEST(PoolOp, UnsupportedCombinations) {
-    // Rejected with Unsupported rather than computed wrong.
-    expectUnsupported(poolModel("AveragePool", {"dilated", {1, 1, 8, 8}, {2, 2}, {}, {}, {2, 2}}, 19), {},
-                      "dilated AveragePool");
-    // (3-D pooling and MaxPool's Indices output are supported now: pool_nd_test.cpp.)
+// Opset 19's AveragePool dilations: the window's taps are DIL apart; padding counts only with
+// count_include_pad, as in the ONNX reference (its node tests pass: docs/CONFORMANCE-ONNX-1.22.md).
+TEST(PoolOp, AveragePoolDilations) {
+    // 2x2 taps 2 apart over 0..15: (0 + 2 + 8 + 10) / 4 = 5, then 6, 9, 10.
+    expectReferenceEquals(poolModel("AveragePool", {"dilated", {1, 1, 4, 4}, {2, 2}, {}, {}, {2, 2}}, 19),
+                          {{"x", iotaTensor({1, 1, 4, 4})}}, {floatTensor({1, 1, 2, 2}, {5, 6, 9, 10})},
+                          "AveragePool dilation 2");
+    if (!gpuAvailable()) return;
+    for (int64_t cip : {0, 1}) {
+        const std::string tag = cip ? ", count_include_pad" : "";
+        const std::vector<PoolSpec> specs = {
+            {"3x3 dilation 2 pads" + tag, {1, 2, 15, 15}, {3, 3}, {}, {2, 2, 2, 2}, {2, 2}, -1, cip},
+            {"dilation (2,3) stride 2 ceil" + tag, {2, 3, 17, 19}, {3, 3}, {2, 2}, {2, 3, 1, 2}, {2, 3}, 1, cip},
+            {"1-D dilation 3" + tag, {1, 4, 29}, {3}, {2}, {1, 1}, {3}, -1, cip}};
+        for (const PoolSpec& p : specs) {
+            const std::string what = "AveragePool " + p.what;
+            expectGpuMatchesCpu(poolModel("AveragePool", p, 19), {{"x", randomTensor(p.x, seedOf(what), -2, 2)}}, what);
+        }
+    }
 }
 
 // ---- global pooling ----
