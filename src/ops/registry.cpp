@@ -15,7 +15,8 @@ const std::vector<OpDef>& opTable() {
                              registerResizeOps, registerUnaryOps, registerCompareOps, registerCastOps, registerReduceOps,
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
                              registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,
-                             registerGridSampleOps, registerTriluOps, registerCumSumOps})
+                             registerGridSampleOps, registerTriluOps, registerCumSumOps,
+                             registerTopKOps})
             family(v);
         return v;
     }();
