@@ -1,6 +1,6 @@
 // Resize forms run by resize_general.comp: cubic (cubic_coeff_a, exclude_outside),
 // tf_crop_and_resize (roi, extrapolation_value) and align_corners with a fractional
-// resized length.
+// resized length; opset 18 axes and keep_aspect_ratio_policy, opset 19 half_pixel_symmetric.
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -8,10 +8,10 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-// Opset-13 Resize with constant roi (optional), scales or sizes.
+// Resize with constant roi (optional), scales or sizes, at `opset` (13 unless given).
 OnnxBuilder resizeModel(const Shape& x, const std::vector<float>& scales, const Shape& sizes, const std::string& mode,
-                        const std::string& coord, const std::vector<float>& roi = {}) {
-    OnnxBuilder b(13);
+                        const std::string& coord, const std::vector<float>& roi = {}, int64_t opset = 13) {
+    OnnxBuilder b(opset);
     b.input("x", x).output("y");
     std::vector<std::string> in{"x", roi.empty() ? "" : "roi"};
     if (!roi.empty()) b.initializer("roi", floatTensor({static_cast<int64_t>(roi.size())}, roi));
@@ -70,29 +70,11 @@ TEST(ResizeGeneralOp, GpuMatchesCpu) {
     }
 }
 
-}  // namespace
-}  // namespace vkinfer::testing
-
-namespace vkinfer::testing {
-namespace {
-
 // Opset-19 Resize of x with scales or sizes for `axes` only (empty: every axis), and attributes.
 OnnxBuilder resize19(const Shape& x, const std::vector<float>& scales, const Shape& sizes, const Shape& axes,
                      const std::string& mode, const std::string& coord, const std::string& policy = "") {
-    OnnxBuilder b(19);
-    b.input("x", x).output("y");
-    std::vector<std::string> in{"x", ""};
-    if (!scales.empty()) {
-        b.initializer("scales", floatTensor({static_cast<int64_t>(scales.size())}, scales));
-        in.push_back("scales");
-    } else {
-        b.initializer("sizes", int64Tensor({static_cast<int64_t>(sizes.size())}, sizes));
-        in.push_back("");
-        in.push_back("sizes");
-    }
-    auto& n = b.node("Resize", in, {"y"});
-    attr(n, "mode", mode);
-    if (!coord.empty()) attr(n, "coordinate_transformation_mode", coord);
+    OnnxBuilder b = resizeModel(x, scales, sizes, mode, coord, {}, 19);
+    auto& n = *b.proto().mutable_graph()->mutable_node(0);
     if (!axes.empty()) attr(n, "axes", axes);
     if (!policy.empty()) attr(n, "keep_aspect_ratio_policy", policy);
     return b;
