@@ -43,7 +43,8 @@ struct CaseResult {
     // Operator types of the model's nodes; none when the model file does not parse.
     std::optional<std::vector<std::string>> ops;
     // The model's inputs and outputs that are not dense tensors of an element type vkinfer
-    // has ("input 'x': bfloat16", "output 'y': a sequence"); none when the file does not parse.
+    // has ("input 'x': bfloat16", "output 'y': not a typed tensor" for a sequence, map or
+    // optional); none when the file does not parse.
     // The conformance report counts such a case out of scope, whatever its operators.
     std::optional<std::vector<std::string>> foreignValues;
 
