@@ -16,9 +16,8 @@ namespace vkinfer::ops {
 
 namespace {
 
-// The input as [outer, length, inner] around the axis.
 struct ScanSpec {
-    int64_t outer = 1, length = 1, inner = 1;
+    AxisLines lines;  // the input around the axis
     bool exclusive = false, reverse = false;
 };
 
@@ -28,7 +27,7 @@ ScanSpec scanSpec(const Node& n, const Shape& x, const Tensor& axisTensor) {
     const auto rank = static_cast<int64_t>(x.size());
     const int64_t axis = normalizeAxis(n, axisTensor.getInt(0), rank);
     ScanSpec s;
-    for (int64_t d = 0; d < rank; ++d) (d < axis ? s.outer : d == axis ? s.length : s.inner) *= x[d];
+    s.lines = axisLines(x, static_cast<size_t>(axis));
     s.exclusive = n.attrInt("exclusive", 0) != 0;
     s.reverse = n.attrInt("reverse", 0) != 0;
     return s;
@@ -61,11 +60,11 @@ template <class T>
 void scan(const ScanSpec& s, const T* x, T* y) {
     using A = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, T,
                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
-    for (int64_t o = 0; o < s.outer; ++o)
-        for (int64_t in = 0; in < s.inner; ++in) {
+    for (int64_t o = 0; o < s.lines.outer; ++o)
+        for (int64_t in = 0; in < s.lines.inner; ++in) {
             A acc{};
-            for (int64_t k = 0; k < s.length; ++k) {
-                const int64_t i = (o * s.length + (s.reverse ? s.length - 1 - k : k)) * s.inner + in;
+            for (int64_t k = 0; k < s.lines.along; ++k) {
+                const int64_t i = (o * s.lines.along + (s.reverse ? s.lines.along - 1 - k : k)) * s.lines.inner + in;
                 if (s.exclusive) {
                     y[i] = static_cast<T>(acc);
                     acc = accumulate(acc, x[i]);
@@ -101,11 +100,11 @@ void lowerCumSum(LowerContext& ctx, const Node& n) {
     d.setSpec(kernels::cumsum::kExclusive, s.exclusive ? 1 : 0);
     d.setSpec(kernels::cumsum::kReverse, s.reverse ? 1 : 0);
     kernels::cumsum::Push p{};
-    p.lines = u32(s.outer * s.inner);
-    p.extent = u32(s.length);
-    p.inner = u32(s.inner);
+    p.lines = u32(s.lines.outer * s.lines.inner);
+    p.extent = u32(s.lines.along);
+    p.inner = u32(s.lines.inner);
     d.setPush(p);
-    setLaunch1d(d, s.outer * s.inner, 64);
+    setLaunch1d(d, s.lines.outer * s.lines.inner, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
 }
 

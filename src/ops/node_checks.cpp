@@ -39,6 +39,12 @@ int64_t normalizeAxis(const Node& n, int64_t axis, int64_t rank) {
     return axis < 0 ? axis + rank : axis;
 }
 
+AxisLines axisLines(const Shape& x, size_t axis) {
+    AxisLines l;
+    for (size_t d = 0; d < x.size(); ++d) (d < axis ? l.outer : d == axis ? l.along : l.inner) *= x[d];
+    return l;
+}
+
 void requireIndexable(const Node& n, int64_t elements) {
     if (elements > std::numeric_limits<int32_t>::max())
         unsupported(n, "tensor of {} elements exceeds the kernels' 32-bit indexing", elements);

@@ -76,6 +76,13 @@ std::vector<int64_t> tensorInts(const Tensor& t);
 void requireRank(const Node& n, const Shape& s, size_t rank, const char* what);
 void requireFloat(const Graph& g, const Node& n, size_t i);
 int64_t normalizeAxis(const Node& n, int64_t axis, int64_t rank);
+// A tensor as [outer, along, inner] around dimension `axis` (the product of the dims before
+// it, its own extent, the product of those after it): how the ops that walk lines along one
+// axis (ArgMax/ArgMin, CumSum, TopK) address their elements.
+struct AxisLines {
+    int64_t outer = 1, along = 1, inner = 1;
+};
+AxisLines axisLines(const Shape& x, size_t axis);
 
 // Throws Unsupported if a tensor is too large for 32-bit indexing in the kernels.
 void requireIndexable(const Node& n, int64_t elements);

@@ -258,16 +258,8 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
 }
 
 // ArgMax / ArgMin.
-struct ArgLayout {
-    int64_t outer = 1, axis = 1, inner = 1;
-};
-
-ArgLayout argLayout(const Node& n, const Shape& x) {
-    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.size()));
-    ArgLayout l;
-    for (int64_t d = 0; d < static_cast<int64_t>(x.size()); ++d)
-        (d < axis ? l.outer : d == axis ? l.axis : l.inner) *= x[d];
-    return l;
+AxisLines argLayout(const Node& n, const Shape& x) {
+    return axisLines(x, static_cast<size_t>(normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(x.size()))));
 }
 
 void inferArg(Graph& g, const Node& n) {
@@ -286,14 +278,14 @@ void inferArg(Graph& g, const Node& n) {
 
 void evalArg(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     Tensor x = toFloat32(*in[0]);
-    ArgLayout l = argLayout(n, x.shape());
+    const AxisLines l = argLayout(n, x.shape());
     bool isMin = n.opType == "ArgMin", last = n.attrInt("select_last_index", 0) != 0;
     int64_t* py = out[0].as<int64_t>();
     visitType(n, x.dtype(), [&]<class T>(T) {
         const T* px = x.as<T>();
         for (int64_t o = 0; o < l.outer * l.inner; ++o) {
-            int64_t base = (o / l.inner) * l.axis * l.inner + o % l.inner, best = 0;
-            for (int64_t k = 1; k < l.axis; ++k) {
+            int64_t base = (o / l.inner) * l.along * l.inner + o % l.inner, best = 0;
+            for (int64_t k = 1; k < l.along; ++k) {
                 T v = px[base + k * l.inner], b = px[base + best * l.inner];
                 bool better = isMin ? (last ? v <= b : v < b) : (last ? v >= b : v > b);
                 if (better) best = k;
@@ -305,7 +297,7 @@ void evalArg(const Node& n, std::span<const Tensor* const> in, std::span<Tensor>
 
 void lowerArg(LowerContext& ctx, const Node& n) {
     const auto& xv = ctx.value(n.inputs[0]);
-    ArgLayout l = argLayout(n, xv.shape);
+    const AxisLines l = argLayout(n, xv.shape);
     int64_t count = l.outer * l.inner;
     requireIndexable(n, xv.elementCount());
     Dispatch& d = ctx.emit(typedKernel(n, kernels::argreduce::variant(xv.dtype), "argreduce", xv.dtype));
@@ -314,7 +306,7 @@ void lowerArg(LowerContext& ctx, const Node& n) {
     d.setSpec(kernels::argreduce::kLastIndex, n.attrInt("select_last_index", 0) != 0 ? 1 : 0);
     kernels::argreduce::Push p{};
     p.count = u32(count);
-    p.axis = u32(l.axis);
+    p.axis = u32(l.along);
     p.inner = u32(l.inner);
     d.setPush(p);
     setLaunch1d(d, count, 64);

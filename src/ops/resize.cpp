@@ -75,18 +75,15 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
             if (std::find(axes.begin(), axes.end(), d) != axes.end()) shapeError(n, "axis {} is listed twice in axes", a);
             axes.push_back(d);
         }
-        if (!scales.empty()) {
-            if (scales.size() != axes.size()) shapeError(n, "scales has {} entries for {} axes", scales.size(), axes.size());
-            std::vector<float> full(r, 1.0f);
-            for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = scales[i];
-            scales = full;
-        }
-        if (!sizes.empty()) {
-            if (sizes.size() != axes.size()) shapeError(n, "sizes has {} entries for {} axes", sizes.size(), axes.size());
-            std::vector<int64_t> full(in.begin(), in.end());
-            for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = sizes[i];
-            sizes = full;
-        }
+        // The listed entries into a full-rank list that keeps the other dims (`full`).
+        auto spread = [&](auto& listed, auto full, const char* what) {
+            if (listed.empty()) return;
+            if (listed.size() != axes.size()) shapeError(n, "{} has {} entries for {} axes", what, listed.size(), axes.size());
+            for (size_t i = 0; i < axes.size(); ++i) full[axes[i]] = listed[i];
+            listed = full;
+        };
+        spread(scales, std::vector<float>(r, 1.0f), "scales");
+        spread(sizes, std::vector<int64_t>(in.begin(), in.end()), "sizes");
     } else {
         for (size_t i = 0; i < r; ++i) axes.push_back(i);
     }
@@ -107,7 +104,12 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
             const double ratio = static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
             sc = k == 0 ? ratio : policy == "not_larger" ? std::min(sc, ratio) : std::max(sc, ratio);
         }
-        for (size_t d : axes) sizes[d] = static_cast<int64_t>(sc * static_cast<double>(in[d]) + 0.5);
+        for (size_t d : axes) {
+            // (Converting a length past int64 to an integer is undefined.)
+            const double len = sc * static_cast<double>(in[d]) + 0.5;
+            if (!(len < 0x1p62)) shapeError(n, "keep_aspect_ratio_policy '{}' gives dimension {} no plannable size", policy, d);
+            sizes[d] = static_cast<int64_t>(len);
+        }
         commonScale = sc;
     }
     auto isListed = [&](size_t i) { return std::find(axes.begin(), axes.end(), i) != axes.end(); };

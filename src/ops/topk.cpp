@@ -17,9 +17,9 @@ namespace vkinfer::ops {
 
 namespace {
 
-// The input as [outer, extent, inner] around the axis.
 struct TopKSpec {
-    int64_t outer = 1, extent = 1, inner = 1, k = 0;
+    AxisLines lines;  // the input around the axis
+    int64_t k = 0;
     size_t axis = 0;
     bool largest = true;
 };
@@ -29,7 +29,7 @@ TopKSpec topKSpec(const Node& n, const Shape& x, const Tensor& kTensor) {
     const auto rank = static_cast<int64_t>(x.size());
     TopKSpec s;
     s.axis = static_cast<size_t>(normalizeAxis(n, n.attrInt("axis", -1), rank));
-    for (size_t d = 0; d < x.size(); ++d) (d < s.axis ? s.outer : d == s.axis ? s.extent : s.inner) *= x[d];
+    s.lines = axisLines(x, s.axis);
     s.k = kTensor.getInt(0);
     if (s.k < 0 || s.k > x[s.axis])
         shapeError(n, "K = {} is outside [0, {}] (the length of axis {})", s.k, x[s.axis], s.axis);
@@ -69,15 +69,15 @@ void evalTopK(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
         if constexpr (!std::is_same_v<T, bool>) {
             const T* px = x.as<T>();
             T* py = values.as<T>();
-            std::vector<int64_t> order(static_cast<size_t>(s.extent));
-            for (int64_t o = 0; o < s.outer; ++o)
-                for (int64_t i = 0; i < s.inner; ++i) {
-                    auto at = [&](int64_t a) { return px[(o * s.extent + a) * s.inner + i]; };
+            std::vector<int64_t> order(static_cast<size_t>(s.lines.along));
+            for (int64_t o = 0; o < s.lines.outer; ++o)
+                for (int64_t i = 0; i < s.lines.inner; ++i) {
+                    auto at = [&](int64_t a) { return px[(o * s.lines.along + a) * s.lines.inner + i]; };
                     std::iota(order.begin(), order.end(), 0);
                     std::stable_sort(order.begin(), order.end(),
                                      [&](int64_t a, int64_t b) { return before(s, at(a), at(b)); });
                     for (int64_t r = 0; r < s.k; ++r) {
-                        const int64_t dst = (o * s.k + r) * s.inner + i;
+                        const int64_t dst = (o * s.k + r) * s.lines.inner + i;
                         py[dst] = at(order[static_cast<size_t>(r)]);
                         if (indices) indices[dst] = order[static_cast<size_t>(r)];
                     }
@@ -104,8 +104,8 @@ void lowerTopK(LowerContext& ctx, const Node& n) {
     d.setSpec(kernels::topk::kLargest, s.largest ? 1 : 0);
     kernels::topk::Push p{};
     p.count = u32(x.elementCount());
-    p.extent = u32(s.extent);
-    p.inner = u32(s.inner);
+    p.extent = u32(s.lines.along);
+    p.inner = u32(s.lines.inner);
     p.k = u32(s.k);
     d.setPush(p);
     setLaunch1d(d, x.elementCount(), 64);

@@ -138,7 +138,10 @@ TEST(ResizeOpset18, RefusesWhatIsNotDefined) {
     for (const auto& [b, what] : std::vector<std::pair<OnnxBuilder, std::string>>{
              {resize19({1, 1, 2, 4}, {}, {4, 4}, {2, 3}, "nearest", "", "squeeze"), "keep_aspect_ratio_policy"},
              {resize19({1, 1, 2, 4}, {2, 2}, {}, {3, -1}, "nearest", ""), "listed twice"},
-             {resize19({1, 1, 2, 4}, {2, 2, 2}, {}, {2, 3}, "nearest", ""), "scales has 3 entries for 2 axes"}}) {
+             {resize19({1, 1, 2, 4}, {2, 2, 2}, {}, {2, 3}, "nearest", ""), "scales has 3 entries for 2 axes"},
+             // An absurd size with not_smaller: refused, not converted past int64.
+             {resize19({1, 1, 2, 4}, {}, {1, int64_t{1} << 62}, {2, 3}, "nearest", "", "not_smaller"),
+              "no plannable size"}}) {
         auto m = b.build();
         ASSERT_TRUE(m.ok()) << m.status().toString();
         auto s = planSummary(*m, {{"x", {1, 1, 2, 4}}});
