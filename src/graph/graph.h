@@ -63,6 +63,9 @@ struct Node {
     // MatMul: operand i is this permutation of input i (a Transpose that passes/fusion.cpp
     // folded into the GEMM's strides); empty: the input as it is.
     std::vector<int64_t> operandPerm[2];
+    // MatMul: its product is multiplied by this (scalar Mul and Div nodes on its operands or
+    // its output that passes/fusion.cpp folded into the GEMM's alpha).
+    float matMulScale = 1.0f;
     std::vector<std::string> fusedNames;  // ONNX nodes folded into this one (besides `name`)
     bool removed = false;
 

@@ -292,6 +292,21 @@ void lowerPermutation(LowerContext& ctx, const Node& n) {
     emitPermutation(ctx, n, n.inputs[0], n.outputs[0], permutationOf(n, ctx.value(n.inputs[0]).shape));
 }
 
+// A Transpose that moves only dimensions of size 1 keeps every element where it was (the
+// sequence-first attention's [S, 1, E] <-> [1, S, E]): its output is a view at offset 0.
+int64_t transposeViewOffset(const Graph& g, const Node& n, size_t output) {
+    if (output != 0 || n.inputs.empty() || n.inputs[0] < 0) return -1;
+    const Shape& in = g.values[n.inputs[0]].shape;
+    const PermutationPlan pp = permutationOf(n, in);
+    int64_t last = -1;
+    for (int64_t axis : pp.perm) {
+        if (in[axis] == 1) continue;
+        if (axis < last) return -1;
+        last = axis;
+    }
+    return 0;
+}
+
 }  // namespace
 
 void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_t blocksize, bool crd) {
@@ -304,8 +319,11 @@ void registerLayoutOps(std::vector<OpDef>& t) {
         t.push_back(withFp16({op, 1, 1000, inferView, evalView, nullptr, true}));
     t.push_back(withFp16({"Dropout", 1, 1000, inferDropout, evalDropout, nullptr, true}));
     t.push_back(withFp16({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat}));
-    for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"})
-        t.push_back(withFp16({op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation}));
+    for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"}) {
+        OpDef d{op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation};
+        if (d.type == "Transpose") d.viewOffset = transposeViewOffset;
+        t.push_back(withFp16(d));
+    }
 }
 
 }  // namespace vkinfer::ops

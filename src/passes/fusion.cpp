@@ -3,6 +3,7 @@
 #include <cfloat>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/error.h"
 #include "ops/activation.h"
@@ -258,6 +259,63 @@ void fuseMatMulBias(Graph& g) {
     }
 }
 
+// The factor a scalar Mul or Div applies to its other operand `x` (Mul(x, c), Mul(c, x),
+// Div(x, c)), or none: a float32 constant of one element, finite and (for Div) not zero.
+std::optional<float> scalarFactor(const Graph& g, const Node& n, int x) {
+    if (n.inputs.size() != 2 || (n.opType != "Mul" && n.opType != "Div")) return std::nullopt;
+    const int c = n.inputs[0] == x ? n.inputs[1] : n.inputs[1] == x ? n.inputs[0] : -1;
+    if (c < 0 || c == x || (n.opType == "Div" && n.inputs[0] != x)) return std::nullopt;
+    const auto& t = g.values[c].constant;
+    if (!t || t->dtype() != DataType::Float32 || t->elementCount() != 1) return std::nullopt;
+    const double v = t->getDouble(0);
+    const double f = n.opType == "Div" ? 1.0 / v : v;
+    if (!std::isfinite(f) || v == 0.0) return std::nullopt;
+    return static_cast<float>(f);
+}
+
+// A scalar scale on a MatMul's operand or output (attention's q / sqrt(d), or the dynamo
+// exporter's q * s and k * s; scores / sqrt(d) after the product) becomes the GEMM's alpha
+// (Node::matMulScale): one dispatch less each, and the Transpose before the scaled operand
+// can then fold too. Only where the scaled value has no other reader and the output side has
+// no bias or activation fused (alpha scales the product alone, before the epilogue). Runs
+// after the Gelu fusion (whose trailing x * 0.5 would otherwise become the next GEMM's alpha and
+// leave the Erf chain unfused) and before the Transpose fold.
+void foldScalesIntoMatMul(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mm = g.nodes[i];
+        if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2) continue;
+        for (int side = 0; side < 2; ++side) {
+            const int v = mm.inputs[side];
+            if (v < 0 || mm.inputs[1 - side] == v) continue;
+            Node* scale = soleProducer(g, readers, v, static_cast<int>(i), {"Mul", "Div"});
+            if (!scale || scale->activation.kind != ActKind::None) continue;
+            for (int x : scale->inputs) {
+                const auto f = x >= 0 ? scalarFactor(g, *scale, x) : std::nullopt;
+                if (!f || g.values[x].shape != g.values[v].shape || g.values[x].dtype != DataType::Float32) continue;
+                mm.matMulScale *= *f;
+                mm.inputs[side] = x;
+                readers.add(x, static_cast<int>(i));
+                mm.fusedNames.push_back(scale->name);
+                retire(g, *scale);
+                break;
+            }
+        }
+        // The output: MatMul -> Mul/Div by a scalar, the product read by nothing else.
+        const int y = mm.outputs.empty() ? -1 : mm.outputs[0];
+        if (y < 0 || g.isGraphOutput(y) || mm.inputs.size() != 2 || mm.activation.kind != ActKind::None) continue;
+        const auto users = readers.of(y);
+        if (users.size() != 1) continue;
+        Node& scale = g.nodes[users[0]];
+        const auto f = scalarFactor(g, scale, y);
+        if (!f || scale.removed || scale.activation.kind != ActKind::None || g.values[scale.outputs[0]].shape != g.values[y].shape)
+            continue;
+        mm.matMulScale *= *f;
+        absorb(g, mm, scale);
+    }
+}
+
 // Transpose -> MatMul (attention's head transposes: q, k^T, v): the MatMul reads the
 // Transpose's input through strides (Node::operandPerm, ops/gemm/gemm.cpp) and the copy goes,
 // where the Transpose feeds nothing else and the GEMM can express the permuted operand (at
@@ -387,11 +445,12 @@ void fuseErfGelu(Graph& g) {
 
 void runFusions(Graph& g) {
     foldBatchNorm(g);
-    foldTransposesIntoMatMul(g);
     fuseMatMulBias(g);
     fuseResidualAdd(g);
     fuseSilu(g);
     fuseErfGelu(g);
+    foldScalesIntoMatMul(g);
+    foldTransposesIntoMatMul(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
     removeDeadNodes(g);

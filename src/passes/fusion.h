@@ -6,6 +6,10 @@
 //   fuseDepthToSpace:  Conv -> DepthToSpace        =>  Conv that stores the shuffled output
 //   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
 //                      =>  producer with the activation applied before its store
+//   foldScalesIntoMatMul: Mul/Div by a scalar on a MatMul operand or output  =>  the GEMM's alpha
+//   foldTransposesIntoMatMul: Transpose -> MatMul  =>  MatMul reading the operand through strides
+//   fuseMatMulBias:    MatMul -> Add(constant row) =>  MatMul with the bias in its epilogue
+//   fuseErfGelu:       x * 0.5 * (1 + erf(x / sqrt 2)) after a producer  =>  producer with Gelu
 // Each rewrite only fires when the intermediate tensor has no other reader and is not a
 // graph output, so no value the user can observe changes.
 #pragma once

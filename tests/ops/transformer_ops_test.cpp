@@ -207,6 +207,169 @@ TEST(TransposeFold, MatMulReadsThroughStrides) {
     }
 }
 
+// Scalar scales around a MatMul become the GEMM's alpha: attention's q / sqrt(d) after the
+// head transpose (which then folds too), the dynamo exporter's q * s and k^T * s, scores /
+// sqrt(d) after the product; each a single dispatch, against the reference in float32 and
+// float16. A scaled value read elsewhere, a reciprocal Div(c, x) and a non-scalar factor stay
+// separate nodes and stay correct.
+TEST(ScaleFold, ScalarMulAndDivBecomeTheGemmsAlpha) {
+    VKINFER_REQUIRE_GPU();
+    const Shape q{2, 12, 4, 16}, k{2, 4, 16, 12};  // q [B, S, H, D]; k already [B, H, D, S]
+    struct Case {
+        const char* what;
+        int64_t dispatches;
+        void (*build)(OnnxBuilder&);
+    };
+    const std::vector<Case> cases = {
+        {"Div(Transpose(q), c) . k", 1,
+         [](OnnxBuilder& b) {
+             attr(b.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+             b.node("Div", {"qt", "c"}, {"qs"});
+             b.node("MatMul", {"qs", "k"}, {"y"});
+         }},
+        {"Mul(c, Transpose(q)) . Mul(k, c)", 1,
+         [](OnnxBuilder& b) {
+             attr(b.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+             b.node("Mul", {"c", "qt"}, {"qs"});
+             b.node("Mul", {"k", "c"}, {"ks"});
+             b.node("MatMul", {"qs", "ks"}, {"y"});
+         }},
+        {"Div(Transpose(q) . k, c) then Softmax", 2,
+         [](OnnxBuilder& b) {
+             attr(b.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+             b.node("MatMul", {"qt", "k"}, {"s"});
+             b.node("Div", {"s", "c"}, {"sd"});
+             attr(b.node("Softmax", {"sd"}, {"y"}), "axis", int64_t{-1});
+         }},
+        {"reciprocal Div(c, q) is no scale", 3,
+         [](OnnxBuilder& b) {
+             attr(b.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+             b.node("Div", {"c", "qt"}, {"qs"});
+             b.node("MatMul", {"qs", "k"}, {"y"});
+         }},
+        {"a per-column factor is no scalar", 3,
+         [](OnnxBuilder& b) {
+             attr(b.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+             b.node("Mul", {"qt", "cols"}, {"qs"});
+             b.node("MatMul", {"qs", "k"}, {"y"});
+         }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(17);
+        b.input("q", q).input("k", k).output("y");
+        b.initializer("c", floatTensor({}, {2.8284271f}));
+        b.initializer("cols", randomTensor({16}, 3, 0.5f, 1.5f));
+        c.build(b);
+        std::vector<NamedTensor> in{{"q", randomTensor(q, seedOf(c.what), -1, 1)},
+                                    {"k", randomTensor(k, seedOf(c.what) + 1, -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+    }
+    // The scaled q is also a graph output: the Div stays, and so does the Transpose before it.
+    OnnxBuilder open(17);
+    open.input("q", q).input("k", k).output("y").output("qs");
+    open.initializer("c", floatTensor({}, {2.0f}));
+    attr(open.node("Transpose", {"q"}, {"qt"}), "perm", std::vector<int64_t>{0, 2, 1, 3});
+    open.node("Div", {"qt", "c"}, {"qs"});
+    open.node("MatMul", {"qs", "k"}, {"y"});
+    std::vector<NamedTensor> in{{"q", randomTensor(q, 7, -1, 1)}, {"k", randomTensor(k, 8, -1, 1)}};
+    EXPECT_EQ(planDispatches(open, in), 3);
+    expectGpuMatchesCpu(open, in, "scaled q observable");
+}
+
+// The Erf Gelu's trailing x * 0.5 feeds the next MatMul: it stays the Gelu's (fused into the
+// first GEMM), not the second GEMM's alpha, so the MLP is two dispatches.
+TEST(ScaleFold, GeluBeforeAMatMulStaysFused) {
+    VKINFER_REQUIRE_GPU();
+    OnnxBuilder b(17);
+    b.input("x", {8, 32}).output("y");
+    b.initializer("w1", randomTensor({32, 48}, 1, -0.3f, 0.3f));
+    b.initializer("w2", randomTensor({48, 16}, 2, -0.3f, 0.3f));
+    b.initializer("sqrt2", floatTensor({}, {1.41421356f}));
+    b.initializer("one", floatTensor({}, {1.0f}));
+    b.initializer("half", floatTensor({}, {0.5f}));
+    b.node("MatMul", {"x", "w1"}, {"h"});
+    b.node("Div", {"h", "sqrt2"}, {"hs"});
+    b.node("Erf", {"hs"}, {"e"});
+    b.node("Add", {"e", "one"}, {"e1"});
+    b.node("Mul", {"h", "e1"}, {"g2"});
+    b.node("Mul", {"g2", "half"}, {"g"});
+    b.node("MatMul", {"g", "w2"}, {"y"});
+    std::vector<NamedTensor> in{{"x", randomTensor({8, 32}, 3, -2, 2)}};
+    EXPECT_EQ(planDispatches(b, in), 2);
+    expectGpuMatchesCpu(b, in, "Gelu MLP");
+    expectGpuMatchesCpu(b, in, "Gelu MLP fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+}
+
+// A weight shared by every batch with A's batches stacked row after row is one GEMM of
+// batches x M rows: PyTorch's sequence-first attention ([S, 1, E] after a Transpose of
+// [1, S, E], rows of one element each) and a batch of [S, E] rows, with bias and an activation;
+// a batch whose rows are not stacked ([S, B, E] read as [B, S, E]) stays batched. Against the
+// reference in float32 and float16.
+TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape x;
+        std::vector<int64_t> perm;  // a Transpose before the MatMul, or none
+    };
+    const std::vector<Case> cases = {
+        {"sequence-first [S, 1, E]", {1, 40, 32}, {1, 0, 2}},
+        {"batch of rows [B, S, E]", {3, 20, 32}, {}},
+        {"[S, B, E] read as [B, S, E]", {20, 3, 32}, {1, 0, 2}},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(17);
+        b.input("x", c.x).output("y");
+        b.initializer("w", randomTensor({32, 24}, 4, -0.5f, 0.5f));
+        b.initializer("bias", randomTensor({24}, 5, -0.5f, 0.5f));
+        std::string in = "x";
+        if (!c.perm.empty()) {
+            attr(b.node("Transpose", {"x"}, {"xt"}), "perm", c.perm);
+            in = "xt";
+        }
+        b.node("MatMul", {in, "w"}, {"h"});
+        b.node("Add", {"h", "bias"}, {"hb"});
+        b.node("Relu", {"hb"}, {"y"});
+        std::vector<NamedTensor> inputs{{"x", randomTensor(c.x, seedOf(c.what), -1, 1)}};
+        EXPECT_EQ(planDispatches(b, inputs), 1);
+        expectGpuMatchesCpu(b, inputs, c.what);
+        expectGpuMatchesCpu(b, inputs, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+    }
+}
+
+// A Transpose that moves only dimensions of size 1 moves no element: a view, no dispatch,
+// and the reader sees the same values; one that reorders two longer dimensions stays a copy.
+TEST(TransposeView, SizeOneMovesAreViews) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape x;
+        std::vector<int64_t> perm;
+        int64_t dispatches;
+    };
+    const std::vector<Case> cases = {
+        {"[S, 1, E] -> [1, S, E]", {12, 1, 8}, {1, 0, 2}, 1},
+        {"[1, C, 1, W] -> [W, 1, 1, C]", {1, 6, 1, 1}, {3, 0, 2, 1}, 1},
+        {"[2, 1, 3] -> [3, 1, 2]", {2, 1, 3}, {2, 1, 0}, 2},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(17);
+        b.input("x", c.x).output("y");
+        b.node("Relu", {"x"}, {"r"});
+        attr(b.node("Transpose", {"r"}, {"t"}), "perm", c.perm);
+        b.node("Sigmoid", {"t"}, {"y"});
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches + 1);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+    }
+}
+
 OnnxBuilder groupNormModel(const Shape& x, int64_t groups, int64_t params, int64_t opset) {
     OnnxBuilder m(opset);
     m.input("x", x).input("s", {params}).input("b", {params}).output("y");

@@ -373,6 +373,18 @@ TEST(GemmSelection, PerDeviceTable) {
           "coopmat 128x128 wordsA split 1 x 64",
           "portable 64x64 split 1 x 64",
           "portable 64x64 split 1 x 64"}},
+        // A small transformer's projections: a reduction of 128 is never split (one dispatch
+        // beats two), one of 512 is.
+        {"tiny_vit mlp up 65x512x128", 65, 512, 128, 1,
+         {"portable 64x64 split 1 x 128",
+          "coopmat 64x128 wordsA wordsB split 1 x 128",
+          "portable 64x64 split 1 x 128",
+          "portable 64x64 split 1 x 128"}},
+        {"tiny_vit mlp down 65x128x512", 65, 128, 512, 1,
+         {"portable 64x64 split 8 x 64",
+          "coopmat 64x128 wordsA wordsB split 8 x 64",
+          "portable 64x64 split 8 x 64",
+          "portable 64x64 split 8 x 64"}},
         {"square 4096", 4096, 4096, 4096, 1,
          {"portable 64x64 split 1 x 4096",
           "coopmat 128x128 wordsA wordsB full split 1 x 4096",

@@ -221,9 +221,20 @@ MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& sto
     p.aK = a.stride[ra - 1];
     p.bK = b.stride[rb - 2];
     p.bN = b.stride[rb - 1];
+    p.alpha = n.matMulScale;
     r.out = batch;
     if (!aVec) r.out.push_back(p.M);
     if (!bVec) r.out.push_back(p.N);
+    // One weight for every batch ([S, 1, E] x [E, N] as PyTorch's sequence-first attention
+    // writes it, or batch 8 of [S, E] rows) and A's batches stacked row after row: one GEMM of
+    // batches x M rows instead of many thin ones, so the tiles fill. (A single row's stride
+    // is free: the batch stride becomes it.)
+    if (dims.size() == 1 && p.inner > 1 && p.bInner == 0 && (p.M == 1 || p.aInner == p.M * p.aM)) {
+        if (p.M == 1) p.aM = p.aInner;
+        p.M *= p.inner;
+        p.inner = 1;
+        p.aInner = 0;
+    }
     return r;
 }
 

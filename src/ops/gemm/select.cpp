@@ -36,11 +36,14 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         c.bm = v.WM * v.TM;
         c.bn = v.WN * v.TN;
     }
-    // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280).
+    // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280), where the
+    // reduction is long enough: a small transformer's projections (65 x 512 x 128 in tiny_vit)
+    // take longer as two dispatches than as one.
     const int64_t batches = p.batches();
     const int64_t tiles = ceilDiv(p.N, c.bn) * ceilDiv(p.M, c.bm) * batches;
     const int64_t tileK = coopmat ? kernels::gemm_cm::TILE_K : kernels::gemm::BK;
-    c.kChunk = siblings ? p.K : splitKChunk(tiles, p.K, tileK);
+    constexpr int64_t kMinSplitReduction = 256;
+    c.kChunk = siblings ? p.K : splitKChunk(tiles, p.K, tileK, 128, kMinSplitReduction);
     c.splits = p.K > 0 ? (p.K + c.kChunk - 1) / c.kChunk : 1;
     if (batches * c.splits > 65535) c.splits = 1, c.kChunk = p.K;
     if (coopmat) {
