@@ -4,8 +4,8 @@
 // broadcast batches need no copies. The batch index splits into two levels
 // (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
 // to two batch dimensions. Tiling as in conv2d.comp.
-// Defines: TM, TN, WM, WN, BK, HAS_C, and T_F32 or T_F16 (types.glsl: operands of type T,
-// arithmetic in float).
+// Defines: TM, TN, WM, WN, BK, HAS_C, HAS_R (a residual of the output's shape), and T_F32 or
+// T_F16 (types.glsl: operands of type T, arithmetic in float).
 // SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
 // [s * kChunk, (s + 1) * kChunk) and stores float partial sums part[s][batch][m][n];
 // gemm_splitk_reduce.comp adds them in order with alpha, C and the activation.
@@ -25,6 +25,14 @@ layout(std430, binding = 1) readonly buffer MatA { T a[]; };
 layout(std430, binding = 2) readonly buffer MatB { T b[]; };
 #ifdef HAS_C
 layout(std430, binding = 3) readonly buffer MatC { T c[]; };
+#endif
+#ifdef HAS_R
+// The residual added before the activation (passes::fuseResidualAdd), the output's shape.
+#ifdef HAS_C
+layout(std430, binding = 4) readonly buffer Residual { T resid[]; };
+#else
+layout(std430, binding = 3) readonly buffer Residual { T resid[]; };
+#endif
 #endif
 
 
@@ -84,7 +92,11 @@ void main() {
 #ifdef HAS_C
             v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-            y[(bt * p.M + m) * p.N + n] = T(activate(v));
+            const uint o = (bt * p.M + m) * p.N + n;
+#ifdef HAS_R
+            v += float(resid[o]);
+#endif
+            y[o] = T(activate(v));
 #endif
         }
     }

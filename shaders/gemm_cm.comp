@@ -9,7 +9,7 @@
 // The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
 // FULL_TILES: M, N are multiples of BM, BN and the chunk of K a multiple of BK, operands in
 // whole words (VEC_A, VEC_B): no bounds checks on the loads.
-// Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, SPLITK, VEC_A, VEC_B, FULL_TILES, CM_NV /
+// Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, HAS_R (as in gemm.comp), SPLITK, VEC_A, VEC_B, FULL_TILES, CM_NV /
 // CM_EMULATE.
 #define T_F16
 #include "common.glsl"
@@ -44,6 +44,14 @@ layout(std430, binding = 2) readonly buffer MatB { float16_t b[]; };
 layout(std430, binding = 2) readonly buffer MatB4 { uvec4 b4[]; };
 #ifdef HAS_C
 layout(std430, binding = 3) readonly buffer MatC { float16_t c[]; };
+#endif
+#ifdef HAS_R
+// The residual added before the activation (passes::fuseResidualAdd), the output's shape.
+#ifdef HAS_C
+layout(std430, binding = 4) readonly buffer Residual { float16_t resid[]; };
+#else
+layout(std430, binding = 3) readonly buffer Residual { float16_t resid[]; };
+#endif
 #endif
 
 
@@ -166,7 +174,11 @@ void main() {
 #ifdef HAS_C
                 v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-                y[(bt * p.M + m) * p.N + n] = float16_t(activate(v));
+                const uint o = (bt * p.M + m) * p.N + n;
+#ifdef HAS_R
+                v += float(resid[o]);
+#endif
+                y[o] = float16_t(activate(v));
 #endif
             }
             CM_WARP_SYNC();

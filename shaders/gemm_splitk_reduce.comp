@@ -11,6 +11,14 @@ layout(std430, binding = 1) readonly buffer Partial { float part[]; };
 #ifdef HAS_C
 layout(std430, binding = 2) readonly buffer MatC { T c[]; };
 #endif
+#ifdef HAS_R
+// The residual (gemm.comp's HAS_R), the output's shape.
+#ifdef HAS_C
+layout(std430, binding = 3) readonly buffer Residual { T resid[]; };
+#else
+layout(std430, binding = 2) readonly buffer Residual { T resid[]; };
+#endif
+#endif
 
 
 void main() {
@@ -22,6 +30,9 @@ void main() {
 #ifdef HAS_C
     uint n = idx % p.N, m = (idx / p.N) % p.M;
     v += p.beta * float(c[m * p.cM + n * p.cN]);
+#endif
+#ifdef HAS_R
+    v += float(resid[idx]);
 #endif
     y[idx] = T(activate(v));
 }

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <numeric>
 
+#include "ops/element_order.h"
 #include "ops/broadcast.h"
 #include "ops/cpu_copy.h"
+#include "ops/element_order.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/registry.h"
@@ -297,17 +299,34 @@ void lowerPermutation(LowerContext& ctx, const Node& n) {
 int64_t transposeViewOffset(const Graph& g, const Node& n, size_t output) {
     if (output != 0 || n.inputs.empty() || n.inputs[0] < 0) return -1;
     const Shape& in = g.values[n.inputs[0]].shape;
-    const PermutationPlan pp = permutationOf(n, in);
-    int64_t last = -1;
-    for (int64_t axis : pp.perm) {
-        if (in[axis] == 1) continue;
-        if (axis < last) return -1;
-        last = axis;
-    }
-    return 0;
+    return permutationKeepsOrder(in, permutationOf(n, in).perm) ? 0 : -1;
 }
 
 }  // namespace
+
+bool permutationKeepsOrder(const graph::Shape& shape, const std::vector<int64_t>& perm) {
+    int64_t last = -1;
+    for (int64_t axis : perm) {
+        if (axis < 0 || static_cast<size_t>(axis) >= shape.size()) return false;
+        if (shape[axis] == 1) continue;
+        if (axis < last) return false;
+        last = axis;
+    }
+    return true;
+}
+
+bool keepsElementOrder(const graph::Graph& g, const graph::Node& n) {
+    if (n.removed || n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty()) return false;
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
+        if (n.opType == op) return true;
+    if (n.opType != "Transpose") return false;
+    try {
+        const Shape& in = g.values[n.inputs[0]].shape;
+        return permutationKeepsOrder(in, permutationOf(n, in).perm);
+    } catch (const Error&) {
+        return false;
+    }
+}
 
 void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_t blocksize, bool crd) {
     emitPermutation(ctx, n, src, dst, depthToSpacePermutation(ctx.value(src).shape, blocksize, crd));

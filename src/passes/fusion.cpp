@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "ops/activation.h"
+#include "ops/element_order.h"
 #include "ops/gemm/matmul.h"
 #include "passes/specialize.h"
 
@@ -131,6 +132,21 @@ void foldBatchNorm(Graph& g) {
     }
 }
 
+// The MatMul or Gemm that produces `value` for `reader`, directly or through nodes that move
+// no element (ops/element_order.h), each read only by the next: those go to `views`.
+Node* gemmThroughViews(Graph& g, const graph::Readers& readers, int value, int reader, std::vector<Node*>& views) {
+    for (;;) {
+        Node* p = soleProducer(g, readers, value, reader,
+                               {"MatMul", "Gemm", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose"});
+        if (!p) return nullptr;
+        if (p->opType == "MatMul" || p->opType == "Gemm") return g.values[value].dtype == DataType::Float32 ? p : nullptr;
+        if (!ops::keepsElementOrder(g, *p)) return nullptr;
+        views.push_back(p);
+        reader = static_cast<int>(p - g.nodes.data());
+        value = p->inputs[0];
+    }
+}
+
 void fuseResidualAdd(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
@@ -142,12 +158,20 @@ void fuseResidualAdd(Graph& g) {
             int a = add.inputs[side], r = add.inputs[1 - side];
             if (g.values[a].shape != outShape || g.values[r].shape != outShape) break;
             if (g.values[a].dtype != DataType::Float32 || g.values[r].dtype != DataType::Float32) break;
-            Node* conv = soleProducer(g, readers, a, static_cast<int>(i), {"Conv"});
-            if (!conv || conv->activation.kind != ActKind::None || conv->inputs.size() > 3) continue;
-            conv->inputs.resize(3, -1);
-            conv->inputs.push_back(r);
-            readers.add(r, static_cast<int>(conv - g.nodes.data()));
-            absorb(g, *conv, add);
+            // (A GEMM's residual: the transformer block's x + proj(attn(x)) and x + mlp(x), the
+            // projection's rows often reshaped on the way: the GEMM then stores the Add's shape.)
+            std::vector<Node*> views;
+            Node* producer = soleProducer(g, readers, a, static_cast<int>(i), {"Conv"});
+            if (!producer) producer = gemmThroughViews(g, readers, a, static_cast<int>(i), views);
+            if (!producer || producer->activation.kind != ActKind::None || producer->inputs.size() > 3) continue;
+            producer->inputs.resize(3, -1);
+            producer->inputs.push_back(r);
+            readers.add(r, static_cast<int>(producer - g.nodes.data()));
+            for (Node* v : views) {
+                producer->fusedNames.push_back(v->name);
+                retire(g, *v);
+            }
+            absorb(g, *producer, add);
             break;
         }
     }

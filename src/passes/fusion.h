@@ -1,6 +1,6 @@
 // Graph rewrites after specialization that reduce dispatches (and so barriers):
 //   foldBatchNorm:     Conv -> BatchNormalization  =>  Conv with scaled weights and bias
-//   fuseResidualAdd:   Conv -> Add(conv, r)        =>  Conv that adds r in its epilogue
+//   fuseResidualAdd:   {Conv, MatMul, Gemm} -> Add(y, r)  =>  producer that adds r in its epilogue
 //   fuseSilu:          {Conv, Gemm, MatMul, Add, BatchNormalization} -> x,
 //                      Mul(x, Sigmoid(x))  =>  producer with SiLU applied before its store
 //   fuseDepthToSpace:  Conv -> DepthToSpace        =>  Conv that stores the shuffled output

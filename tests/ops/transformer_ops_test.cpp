@@ -341,6 +341,75 @@ TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
     }
 }
 
+// The transformer block's residuals x + proj(attn(x)) and x + mlp(x) are added in the GEMM's
+// epilogue (before a following activation): a MatMul with its bias, an ONNX Gemm whose rows are
+// reshaped and moved through size-1 dims on the way (the sequence-first export), a split-K
+// MatMul (the reduce adds it); a MatMul whose activation comes before the Add keeps the Add.
+// Against the reference in float32, float16 and float16 on emulated cooperative matrices.
+TEST(GemmResidual, AddsInTheEpilogue) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape x;
+        int64_t K;
+        int64_t dispatches;
+        void (*build)(OnnxBuilder&);
+    };
+    const std::vector<Case> cases = {
+        {"MatMul + bias + x, then Relu", {1, 24, 32}, 32, 1,
+         [](OnnxBuilder& b) {
+             b.node("MatMul", {"x", "w"}, {"h"});
+             b.node("Add", {"h", "bias"}, {"hb"});
+             b.node("Add", {"x", "hb"}, {"s"});
+             b.node("Relu", {"s"}, {"y"});
+         }},
+        {"Gemm rows reshaped to [S, 1, E], moved to [1, S, E], + x", {1, 24, 32}, 32, 1,
+         [](OnnxBuilder& b) {
+             b.node("Reshape", {"x", "rows"}, {"x2"});
+             auto& gemm = b.node("Gemm", {"x2", "wt", "bias"}, {"h"});
+             attr(gemm, "transB", int64_t{1});
+             b.node("Reshape", {"h", "seqFirst"}, {"h3"});
+             attr(b.node("Transpose", {"h3"}, {"ht"}), "perm", std::vector<int64_t>{1, 0, 2});
+             b.node("Add", {"ht", "x"}, {"y"});
+         }},
+        {"split-K MatMul + x", {1, 8, 32}, 512, 2,
+         [](OnnxBuilder& b) {
+             b.node("MatMul", {"wide", "w"}, {"h"});
+             b.node("Add", {"h", "x"}, {"y"});
+         }},
+        {"Relu before the Add stays unfused", {1, 24, 32}, 32, 2,
+         [](OnnxBuilder& b) {
+             b.node("MatMul", {"x", "w"}, {"h"});
+             b.node("Relu", {"h"}, {"hr"});
+             b.node("Add", {"hr", "x"}, {"y"});
+         }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        const int64_t S = c.x[1], E = c.x[2];
+        OnnxBuilder b(17);
+        b.input("x", c.x).output("y");
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1, 1)}};
+        if (c.K != E) {
+            b.input("wide", {1, S, c.K});
+            in.push_back({"wide", randomTensor({1, S, c.K}, seedOf(c.what) + 1, -1, 1)});
+        }
+        b.initializer("w", randomTensor({c.K, E}, 11, -0.2f, 0.2f));
+        b.initializer("wt", randomTensor({E, E}, 12, -0.2f, 0.2f));
+        b.initializer("bias", randomTensor({E}, 13, -0.5f, 0.5f));
+        b.initializer("rows", int64Tensor({2}, {S, E}));
+        b.initializer("seqFirst", int64Tensor({3}, {S, 1, E}));
+        c.build(b);
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+        SessionOptions emu;
+        emu.precision = Precision::Float16;
+        emu.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+    }
+}
+
 // A Transpose that moves only dimensions of size 1 moves no element: a view, no dispatch,
 // and the reader sees the same values; one that reorders two longer dimensions stays a copy.
 TEST(TransposeView, SizeOneMovesAreViews) {

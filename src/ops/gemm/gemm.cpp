@@ -14,29 +14,38 @@ namespace vkinfer::ops {
 
 namespace {
 
-void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const float* c, float* y,
+// `r`: a residual of the output's shape added before the activation, or null.
+void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const float* c, const float* r, float* y,
                 const graph::Activation& act) {
     for (int64_t b1 = 0; b1 < p.outer; ++b1)
         for (int64_t b2 = 0; b2 < p.inner; ++b2) {
             const float* A = a + b1 * p.aOuter + b2 * p.aInner;
             const float* B = b + b1 * p.bOuter + b2 * p.bInner;
-            float* Y = y + (b1 * p.inner + b2) * p.M * p.N;
             for (int64_t m = 0; m < p.M; ++m)
                 for (int64_t n = 0; n < p.N; ++n) {
                     double acc = 0;
                     for (int64_t k = 0; k < p.K; ++k) acc += static_cast<double>(A[m * p.aM + k * p.aK]) * B[k * p.bK + n * p.bN];
                     double v = p.alpha * acc;
                     if (p.hasC) v += p.beta * c[m * p.cM + n * p.cN];
-                    Y[m * p.N + n] = applyActivation(act, static_cast<float>(v));
+                    const int64_t o = (b1 * p.inner + b2) * p.M * p.N + m * p.N + n;
+                    if (r) v += r[o];
+                    y[o] = applyActivation(act, static_cast<float>(v));
                 }
         }
 }
 
-void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c) {
+// Epilogue of the kernels' variants: with C, with the residual `r`, both or neither.
+template <typename Epilogue>
+Epilogue epilogueOf(bool hasC, bool hasR) {
+    return hasC && hasR ? Epilogue::c_r : hasC ? Epilogue::c : hasR ? Epilogue::r : Epilogue::none;
+}
+
+// `r`: the residual (Node input 3, passes::fuseResidualAdd) or -1.
+void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c, int r) {
     const int64_t batches = p.outer * p.inner;
     requireIndexable(n, batches * p.M * p.N);
     // float32, or float16 throughout.
-    const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, n.outputs[0]});
+    const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, r, n.outputs[0]});
     const GemmChoice choice = selectGemm(p, type, hasParallelSiblings(ctx, n, a), ctx.target());
     const bool coopmat = choice.kernel == GemmKernel::Coopmat;
     const uint32_t bm = static_cast<uint32_t>(choice.bm), bn = static_cast<uint32_t>(choice.bn);
@@ -55,7 +64,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                : choice.wordsA                  ? k::Loads::va
                                : choice.wordsB                  ? k::Loads::vb
                                                                 : k::Loads::none;
-        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : p.hasC ? k::Epilogue::c : k::Epilogue::none;
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);
         const auto kernel = k::variant(choice.coopmatTile, loads, epilogue,
                                        ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
         if (!kernel) fail(ErrorCode::Internal, "{}: gemm_cm has no such variant (shaders/kernels/gemm_cm.toml)", n.describe());
@@ -64,7 +73,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
         dp->localSize = {static_cast<uint32_t>(32 * v.WARPS_M * v.WARPS_N), 1, 1};
     } else {
         namespace k = kernels::gemm;
-        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : p.hasC ? k::Epilogue::c : k::Epilogue::none;
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);
         dp = &ctx.emit(typedKernel(n, k::variant(choice.portableTile, epilogue, type), "gemm", type));
         const k::TileValue& v = k::kTileValues[static_cast<size_t>(choice.portableTile)];
         dp->localSize = {static_cast<uint32_t>(v.WN), static_cast<uint32_t>(v.WM), 1};
@@ -80,17 +89,19 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(a), readOf(b)};
     if (partial < 0) {
         if (p.hasC) d.bindings.push_back(readOf(c));
+        if (r >= 0) d.bindings.push_back(readOf(r));
         return;
     }
     requireIndexable(n, splits * batches * p.M * p.N);
     namespace kr = kernels::gemm_splitk_reduce;
-    Dispatch& r = ctx.emit(typedKernel(n, kr::variant(p.hasC ? kr::Epilogue::c : kr::Epilogue::none, type),
-                                       "gemm_splitk_reduce", type));
-    setActivation(r, n.activation);
-    r.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta});
-    setLaunch1d(r, batches * p.M * p.N);
-    r.bindings = {writeOf(n.outputs[0]), readOf(partial)};
-    if (p.hasC) r.bindings.push_back(readOf(c));
+    Dispatch& red = ctx.emit(typedKernel(n, kr::variant(epilogueOf<kr::Epilogue>(p.hasC, r >= 0), type),
+                                         "gemm_splitk_reduce", type));
+    setActivation(red, n.activation);
+    red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta});
+    setLaunch1d(red, batches * p.M * p.N);
+    red.bindings = {writeOf(n.outputs[0]), readOf(partial)};
+    if (p.hasC) red.bindings.push_back(readOf(c));
+    if (r >= 0) red.bindings.push_back(readOf(r));
 }
 
 // ---- Gemm ----
@@ -131,10 +142,14 @@ void inferGemm(Graph& g, const Node& n) {
     setOutput(g, n, 0, DataType::Float32, {p.M, p.N});
 }
 
+// A fused residual (input 3), or null.
+const float* residualOf(std::span<const Tensor* const> in) { return in.size() > 3 && in[3] ? in[3]->as<float>() : nullptr; }
+
 void evalGemm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const Tensor* c = in.size() > 2 ? in[2] : nullptr;
     GemmProblem p = gemmProblem(n, in[0]->shape(), in[1]->shape(), c ? &c->shape() : nullptr);
-    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), c ? c->as<float>() : nullptr, out[0].as<float>(), n.activation);
+    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), c ? c->as<float>() : nullptr, residualOf(in),
+               out[0].as<float>(), n.activation);
 }
 
 void lowerGemm(LowerContext& ctx, const Node& n) {
@@ -142,7 +157,7 @@ void lowerGemm(LowerContext& ctx, const Node& n) {
     GemmProblem p = gemmProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape,
                                 c >= 0 ? &ctx.value(c).shape : nullptr);
     if (p.beta == 0.0f) p.hasC = false;
-    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], c);
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], c, n.input(3));
 }
 
 // ---- MatMul ----
@@ -257,14 +272,14 @@ void evalMatMul(const Node& n, std::span<const Tensor* const> in, std::span<Tens
     GemmProblem p = matMulProblem(n, in[0]->shape(), in[1]->shape()).p;
     const Tensor* bias = in.size() > 2 ? in[2] : nullptr;
     if (bias) addBias(p);
-    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), bias ? bias->as<float>() : nullptr, out[0].as<float>(),
-               n.activation);
+    runGemmCpu(p, in[0]->as<float>(), in[1]->as<float>(), bias ? bias->as<float>() : nullptr, residualOf(in),
+               out[0].as<float>(), n.activation);
 }
 
 void lowerMatMul(LowerContext& ctx, const Node& n) {
     GemmProblem p = matMulProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape).p;
     if (n.input(2) >= 0) addBias(p);
-    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], n.input(2));
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], n.input(2), n.input(3));
 }
 
 }  // namespace
