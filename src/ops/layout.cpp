@@ -4,7 +4,6 @@
 #include <cstring>
 #include <numeric>
 
-#include "ops/element_order.h"
 #include "ops/broadcast.h"
 #include "ops/cpu_copy.h"
 #include "ops/element_order.h"
