@@ -296,9 +296,7 @@ void lowerPermutation(LowerContext& ctx, const Node& n) {
 // A Transpose that moves only dimensions of size 1 keeps every element where it was (the
 // sequence-first attention's [S, 1, E] <-> [1, S, E]): its output is a view at offset 0.
 int64_t transposeViewOffset(const Graph& g, const Node& n, size_t output) {
-    if (output != 0 || n.inputs.empty() || n.inputs[0] < 0) return -1;
-    const Shape& in = g.values[n.inputs[0]].shape;
-    return permutationKeepsOrder(in, permutationOf(n, in).perm) ? 0 : -1;
+    return output == 0 && keepsElementOrder(g, n) ? 0 : -1;
 }
 
 }  // namespace
@@ -316,8 +314,10 @@ bool permutationKeepsOrder(const graph::Shape& shape, const std::vector<int64_t>
 
 bool keepsElementOrder(const graph::Graph& g, const graph::Node& n) {
     if (n.removed || n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty()) return false;
-    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
-        if (n.opType == op) return true;
+    // (Only output 0 aliases the input: Dropout's mask is a tensor of its own.)
+    if (std::any_of(n.outputs.begin() + 1, n.outputs.end(), [](int o) { return o >= 0; })) return false;
+    const OpDef* def = findOp(n.opType, g.opset);
+    if (def && def->isView) return true;
     if (n.opType != "Transpose") return false;
     try {
         const Shape& in = g.values[n.inputs[0]].shape;

@@ -136,8 +136,10 @@ void foldBatchNorm(Graph& g) {
 // no element (ops/element_order.h), each read only by the next: those go to `views`.
 Node* gemmThroughViews(Graph& g, const graph::Readers& readers, int value, int reader, std::vector<Node*>& views) {
     for (;;) {
-        Node* p = soleProducer(g, readers, value, reader,
-                               {"MatMul", "Gemm", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose"});
+        const int producer = value >= 0 ? g.values[value].producer : -1;
+        if (producer < 0) return nullptr;
+        // (Its own type passes soleProducer's filter: the checks of a sole reader remain.)
+        Node* p = soleProducer(g, readers, value, reader, {g.nodes[producer].opType.c_str()});
         if (!p) return nullptr;
         if (p->opType == "MatMul" || p->opType == "Gemm") return g.values[value].dtype == DataType::Float32 ? p : nullptr;
         if (!ops::keepsElementOrder(g, *p)) return nullptr;
