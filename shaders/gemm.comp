@@ -3,7 +3,9 @@
 // fused activation. A, B and C are read through element strides, so transposes and
 // broadcast batches need no copies. The batch index splits into two levels
 // (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
-// to two batch dimensions. Tiling as in conv2d.comp.
+// to two batch dimensions. A and B start at elements aOffset and bOffset (a Slice folded into
+// the load); y (and the residual, in y's layout) is stored at b1 * yOuter + b2 * yInner +
+// m * yM + n (a Transpose after the product folded into the store). Tiling as in conv2d.comp.
 // Defines: TM, TN, WM, WN, BK, HAS_C, HAS_R (a residual of the output's shape), and T_F32 or
 // T_F16 (types.glsl: operands of type T, arithmetic in float).
 // SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
@@ -50,8 +52,8 @@ void main() {
     const uint m0 = gl_WorkGroupID.y * BM;
     const uint n0 = gl_WorkGroupID.x * BN;
     const uint b1 = bt / p.inner, b2 = bt % p.inner;
-    const uint aBase = b1 * p.aOuter + b2 * p.aInner;
-    const uint bBase = b1 * p.bOuter + b2 * p.bInner;
+    const uint aBase = p.aOffset + b1 * p.aOuter + b2 * p.aInner;
+    const uint bBase = p.bOffset + b1 * p.bOuter + b2 * p.bInner;
 
     float acc[TM][TN];
     for (uint i = 0; i < TM; ++i)
@@ -92,7 +94,7 @@ void main() {
 #ifdef HAS_C
             v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-            const uint o = (bt * p.M + m) * p.N + n;
+            const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
 #ifdef HAS_R
             v += float(resid[o]);
 #endif

@@ -4,7 +4,7 @@
 // element strides as gemm.comp does, float32 sums. A workgroup of WARPS_M x WARPS_N warps
 // computes a BM x BN tile, each warp a block of 16x16 accumulators; per BK-slice the A and B
 // tiles go through shared memory as 16-byte words (8 halves). VEC_A / VEC_B: the operand's
-// rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1), so whole words are loaded;
+// rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1, offsets too), so whole words are loaded;
 // otherwise eight elements are gathered per word. Bounds are checked either way.
 // The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
 // FULL_TILES: M, N are multiples of BM, BN and the chunk of K a multiple of BK, operands in
@@ -118,8 +118,8 @@ void main() {
     const uint m0 = gl_WorkGroupID.y * BM;
     const uint n0 = gl_WorkGroupID.x * BN;
     const uint b1 = bt / p.inner, b2 = bt % p.inner;
-    const uint aBase = b1 * p.aOuter + b2 * p.aInner;
-    const uint bBase = b1 * p.bOuter + b2 * p.bInner;
+    const uint aBase = p.aOffset + b1 * p.aOuter + b2 * p.aInner;
+    const uint bBase = p.bOffset + b1 * p.bOuter + b2 * p.bInner;
 
     CM_ACC acc[FM][FN];
     CM_UNROLL for (uint i = 0u; i < FM; ++i)
@@ -174,7 +174,7 @@ void main() {
 #ifdef HAS_C
                 v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-                const uint o = (bt * p.M + m) * p.N + n;
+                const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
 #ifdef HAS_R
                 v += float(resid[o]);
 #endif

@@ -1,7 +1,7 @@
 #version 450
 // Second half of a split-K GEMM (gemm.comp with SPLITK): per output element, the splits'
 // partial sums added in split order (deterministic), times alpha, plus beta * C, then the
-// fused activation, stored as T.
+// fused activation, stored as T where gemm.comp would have stored it (its yOuter, yInner, yM).
 #include "common.glsl"
 #include "types.glsl"
 #include "gemm_splitk_reduce.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm_splitk_reduce.toml
@@ -27,12 +27,13 @@ void main() {
     float acc = 0.0;
     for (uint s = 0; s < p.splits; ++s) acc += part[s * p.count + idx];
     float v = p.alpha * acc;
+    const uint n = idx % p.N, m = (idx / p.N) % p.M, bt = idx / (p.N * p.M);
 #ifdef HAS_C
-    uint n = idx % p.N, m = (idx / p.N) % p.M;
     v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
+    const uint o = (bt / p.inner) * p.yOuter + (bt % p.inner) * p.yInner + m * p.yM + n;
 #ifdef HAS_R
-    v += float(resid[idx]);
+    v += float(resid[o]);
 #endif
-    y[idx] = T(activate(v));
+    y[o] = T(activate(v));
 }

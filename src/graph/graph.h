@@ -30,6 +30,15 @@ struct Activation {
 };
 const char* actKindName(ActKind kind);
 
+// Elements of a tensor seen through strides: element (i0, i1, ...) of the view is element
+// offset + sum(i_d * stride[d]) of the tensor's row-major storage. Empty shape: no view.
+struct StridedView {
+    int64_t offset = 0;
+    Shape shape;
+    std::vector<int64_t> stride;
+    bool empty() const { return shape.empty(); }
+};
+
 // A tensor of the graph.
 struct Value {
     std::string name;
@@ -60,9 +69,12 @@ struct Node {
     // whether its mode is CRD (else DCR). The node's output is the DepthToSpace's.
     int64_t depthToSpace = 0;
     bool depthToSpaceCrd = false;
-    // MatMul: operand i is this permutation of input i (a Transpose that passes/fusion.cpp
-    // folded into the GEMM's strides); empty: the input as it is.
-    std::vector<int64_t> operandPerm[2];
+    // MatMul: operand i is this strided window of input i (Slices, Reshapes and Transposes
+    // that passes/fusion.cpp folded into the GEMM's loads); empty: the input as it is.
+    StridedView operandView[2];
+    // MatMul: its output is the product transposed by this permutation (a Transpose after it
+    // folded into the GEMM's stores); empty: the product as it is.
+    std::vector<int64_t> outputPerm;
     // MatMul: its product is multiplied by this (scalar Mul and Div nodes on its operands or
     // its output that passes/fusion.cpp folded into the GEMM's alpha).
     float matMulScale = 1.0f;

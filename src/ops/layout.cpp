@@ -10,6 +10,7 @@
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/registry.h"
+#include "ops/strided_view.h"
 
 namespace vkinfer::ops {
 
@@ -312,6 +313,10 @@ bool permutationKeepsOrder(const graph::Shape& shape, const std::vector<int64_t>
     return true;
 }
 
+std::vector<int64_t> transposePermutation(const graph::Node& n, const graph::Shape& in) {
+    return permutationOf(n, in).perm;
+}
+
 bool keepsElementOrder(const graph::Graph& g, const graph::Node& n) {
     if (n.removed || n.inputs.empty() || n.inputs[0] < 0 || n.outputs.empty()) return false;
     // (Only output 0 aliases the input: Dropout's mask is a tensor of its own.)
@@ -321,7 +326,7 @@ bool keepsElementOrder(const graph::Graph& g, const graph::Node& n) {
     if (n.opType != "Transpose") return false;
     try {
         const Shape& in = g.values[n.inputs[0]].shape;
-        return permutationKeepsOrder(in, permutationOf(n, in).perm);
+        return permutationKeepsOrder(in, transposePermutation(n, in));
     } catch (const Error&) {
         return false;
     }

@@ -11,6 +11,7 @@
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/registry.h"
+#include "ops/strided_view.h"
 
 namespace vkinfer::ops {
 
@@ -227,6 +228,21 @@ void lowerSplit(LowerContext& ctx, const Node& n) {
 }
 
 }  // namespace
+
+std::optional<graph::StridedView> sliceView(const Graph& g, const Node& n, const graph::StridedView& in) {
+    if (n.inputs.empty() || n.inputs[0] < 0 || in.shape.size() != g.values[n.inputs[0]].shape.size()) return std::nullopt;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+        if (n.inputs[i] >= 0 && !g.values[n.inputs[i]].constant) return std::nullopt;
+    const SliceSpec s = sliceSpecOf(g, n);
+    graph::StridedView r{in.offset, s.out, in.stride};
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+        // (A reversed axis would need negative strides, which the GEMM's loads do not take.)
+        if (s.step[d] <= 0 || s.out[d] == 0) return std::nullopt;
+        r.offset += s.start[d] * in.stride[d];
+        r.stride[d] = in.stride[d] * s.step[d];
+    }
+    return r;
+}
 
 void registerSliceOps(std::vector<OpDef>& t) {
     OpDef slice = withFp16({"Slice", 1, 1000, inferSlice, evalSlice, lowerSlice});

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ops/activation.h"
 #include "ops/element_order.h"
+#include "ops/strided_view.h"
 #include "ops/gemm/matmul.h"
 #include "passes/specialize.h"
 
@@ -342,11 +343,13 @@ void foldScalesIntoMatMul(Graph& g) {
     }
 }
 
-// Transpose -> MatMul (attention's head transposes: q, k^T, v): the MatMul reads the
-// Transpose's input through strides (Node::operandPerm, ops/gemm/gemm.cpp) and the copy goes,
-// where the Transpose feeds nothing else and the GEMM can express the permuted operand (at
-// most two batch dimensions that do not merge).
-void foldTransposesIntoMatMul(Graph& g) {
+// Slice / Reshape / Transpose chains -> MatMul (attention's q, k^T, v: a slice of the fused
+// in-projection, split into heads, heads moved first): the MatMul reads the chain's source
+// through one strided window (Node::operandView, ops/strided_view.h) and the copies go. Each
+// node of the chain must feed only the next; the source may have other readers (the other two
+// slices). Where the whole chain cannot be one window (a Reshape that merges dimensions the
+// Slice left apart), the longest tail of it that can be is folded.
+void foldViewsIntoMatMul(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -354,32 +357,78 @@ void foldTransposesIntoMatMul(Graph& g) {
         if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2) continue;
         for (int side = 0; side < 2; ++side) {
             const int v = mm.inputs[side];
-            if (v < 0 || g.isGraphOutput(v) || !mm.operandPerm[side].empty() || mm.inputs[1 - side] == v) continue;
-            Node* t = soleProducer(g, readers, v, static_cast<int>(i), {"Transpose"});
-            if (!t || t->inputs.empty() || t->inputs[0] < 0) continue;
-            const auto& stored = g.values[t->inputs[0]].shape;
-            std::vector<int64_t> perm = t->attrInts("perm");
-            if (perm.empty())
-                for (size_t d = stored.size(); d-- > 0;) perm.push_back(static_cast<int64_t>(d));
-            if (stored.size() < 2 || perm.size() != stored.size()) continue;
-            const graph::Shape before = g.values[mm.outputs[0]].shape;
-            Node trial = mm;
-            trial.operandPerm[side] = perm;
-            trial.inputs[side] = t->inputs[0];
-            try {
-                const auto& other = g.values[trial.inputs[1 - side]].shape;
-                graph::Shape out = side == 0 ? ops::matMulOutputShape(trial, stored, other)
-                                             : ops::matMulOutputShape(trial, other, stored);
-                if (out != before) continue;
-            } catch (const Error&) {
-                continue;  // the GEMM cannot take this permutation: keep the copy
+            if (v < 0 || !mm.operandView[side].empty() || mm.inputs[1 - side] == v) continue;
+            // The chain from the MatMul back to its source, nearest first.
+            std::vector<Node*> chain;
+            for (int value = v, reader = static_cast<int>(i);;) {
+                const int producer = value >= 0 ? g.values[value].producer : -1;
+                if (producer < 0) break;
+                Node* p = soleProducer(g, readers, value, reader, {g.nodes[producer].opType.c_str()});
+                if (!p || p->inputs.empty() || p->inputs[0] < 0 || hasExtraOutputs(*p)) break;
+                if (p->opType != "Slice" && p->opType != "Transpose" && !ops::keepsElementOrder(g, *p)) break;
+                chain.push_back(p);
+                value = p->inputs[0];
+                reader = producer;
             }
-            mm.operandPerm[side] = perm;
-            mm.inputs[side] = t->inputs[0];
-            readers.add(t->inputs[0], static_cast<int>(i));
-            mm.fusedNames.push_back(t->name);
-            retire(g, *t);
+            const graph::Shape before = g.values[mm.outputs[0]].shape;
+            // The longest tail first: the view of the chain's source through every node.
+            for (size_t length = chain.size(); length > 0; --length) {
+                const int source = chain[length - 1]->inputs[0];
+                std::optional<graph::StridedView> view = ops::contiguousView(g.values[source].shape);
+                for (size_t k = length; k-- > 0 && view;) view = ops::viewThrough(g, *chain[k], *view);
+                if (!view || view->shape != g.values[v].shape) continue;
+                Node trial = mm;
+                trial.operandView[side] = *view;
+                trial.inputs[side] = source;
+                try {
+                    const auto& stored = g.values[source].shape;
+                    const auto& other = g.values[trial.inputs[1 - side]].shape;
+                    if ((side == 0 ? ops::matMulOutputShape(trial, stored, other)
+                                   : ops::matMulOutputShape(trial, other, stored)) != before)
+                        continue;
+                } catch (const Error&) {
+                    continue;  // the GEMM cannot take this window (three batch dimensions)
+                }
+                mm.operandView[side] = *view;
+                mm.inputs[side] = source;
+                readers.add(source, static_cast<int>(i));
+                for (size_t k = 0; k < length; ++k) {
+                    mm.fusedNames.push_back(chain[k]->name);
+                    retire(g, *chain[k]);
+                }
+                break;
+            }
         }
+    }
+}
+
+// MatMul -> Transpose that keeps the columns last (attention's heads back in place: [H, S, D]
+// -> [S, H, D]): the GEMM stores its rows where the Transpose would have put them
+// (Node::outputPerm) and the copy goes. Not with a fused residual, which has the product's layout.
+void foldTransposesIntoMatMulOutput(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mm = g.nodes[i];
+        if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2 || mm.input(3) >= 0 || !mm.outputPerm.empty())
+            continue;
+        const int y = mm.outputs.empty() ? -1 : mm.outputs[0];
+        if (y < 0 || g.isGraphOutput(y)) continue;
+        const auto users = readers.of(y);
+        if (users.size() != 1 || g.nodes[users[0]].opType != "Transpose") continue;
+        Node& t = g.nodes[users[0]];
+        if (t.removed || t.inputs.empty() || t.inputs[0] != y || hasExtraOutputs(t)) continue;
+        Node trial = mm;
+        try {
+            trial.outputPerm = ops::transposePermutation(t, g.values[y].shape);
+            const auto& a = g.values[mm.inputs[0]].shape;
+            const auto& b = g.values[mm.inputs[1]].shape;
+            if (ops::matMulOutputShape(trial, a, b) != g.values[t.outputs[0]].shape) continue;
+        } catch (const Error&) {
+            continue;  // it moves the columns, or the batches do not merge
+        }
+        mm.outputPerm = trial.outputPerm;
+        absorb(g, mm, t);
     }
 }
 
@@ -476,7 +525,8 @@ void runFusions(Graph& g) {
     fuseSilu(g);
     fuseErfGelu(g);
     foldScalesIntoMatMul(g);
-    foldTransposesIntoMatMul(g);
+    foldViewsIntoMatMul(g);
+    foldTransposesIntoMatMulOutput(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
     removeDeadNodes(g);

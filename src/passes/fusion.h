@@ -7,7 +7,9 @@
 //   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
 //                      =>  producer with the activation applied before its store
 //   foldScalesIntoMatMul: Mul/Div by a scalar on a MatMul operand or output  =>  the GEMM's alpha
-//   foldTransposesIntoMatMul: Transpose -> MatMul  =>  MatMul reading the operand through strides
+//   foldViewsIntoMatMul: Slice/Reshape/Transpose chain -> MatMul  =>  MatMul reading the chain's
+//                      source through one strided window (offset and strides)
+//   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its rows transposed
 //   fuseMatMulBias:    MatMul -> Add(constant row) =>  MatMul with the bias in its epilogue
 //   fuseErfGelu:       x * 0.5 * (1 + erf(x / sqrt 2)) after a producer  =>  producer with Gelu
 // Each rewrite only fires when the intermediate tensor has no other reader and is not a

@@ -410,6 +410,119 @@ TEST(GemmResidual, AddsInTheEpilogue) {
     }
 }
 
+// Attention as PyTorch exports nn.MultiheadAttention: one in-projection [S, 3E], q, k, v
+// sliced from it, split into heads and moved head-first; the heads moved back after the
+// product. The slices, reshapes and transposes fold into the GEMMs' loads and stores (an
+// offset and strides each): 4 dispatches (projection, scores, Softmax, output). Slices at
+// offsets that are not whole 8-half words and a stepped slice take the gathering loads. A
+// Reshape that merges rows with part of a slice's columns is no stride: the Slice stays a copy.
+// Each against the reference in float32, float16 and float16 on emulated cooperative matrices.
+TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        int64_t S, H, D;
+        int64_t gap;   // columns between q, k and v in the projection (0: adjacent)
+        int64_t step;  // the slices' step
+        int64_t dispatches;
+    };
+    const std::vector<Case> cases = {
+        {"heads of 32, adjacent slices", 40, 2, 32, 0, 1, 4},
+        {"slices at odd offsets", 24, 3, 20, 3, 1, 4},
+        {"stepped slices", 20, 2, 16, 0, 2, 4},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        const int64_t E = c.H * c.D, width = c.step * E + c.gap;  // one slice's span
+        const int64_t P = 3 * width;                                // projection columns
+        OnnxBuilder b(17);
+        b.input("x", {c.S, 32}).output("y");
+        b.initializer("w", randomTensor({32, P}, seedOf(c.what), -0.3f, 0.3f));
+        b.initializer("heads", int64Tensor({3}, {c.S, c.H, c.D}));
+        b.initializer("rows", int64Tensor({2}, {c.S, E}));
+        b.node("MatMul", {"x", "w"}, {"qkv"});
+        // k first, so that both operands of the scores start inside the projection.
+        const char* names[] = {"q", "k", "v"};
+        const int64_t position[] = {1, 0, 2};
+        for (int i = 0; i < 3; ++i) {
+            const std::string n = names[i];
+            b.initializer(n + "_start", int64Tensor({1}, {position[i] * width}));
+            b.initializer(n + "_end", int64Tensor({1}, {position[i] * width + c.step * E}));
+            b.initializer(n + "_axis", int64Tensor({1}, {1}));
+            b.initializer(n + "_step", int64Tensor({1}, {c.step}));
+            b.node("Slice", {"qkv", n + "_start", n + "_end", n + "_axis", n + "_step"}, {n + "s"});
+            b.node("Reshape", {n + "s", "heads"}, {n + "h"});
+            attr(b.node("Transpose", {n + "h"}, {n + "t"}), "perm",
+                 i == 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
+        }
+        b.node("MatMul", {"qt", "kt"}, {"scores"});
+        attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
+        b.node("MatMul", {"p", "vt"}, {"o"});
+        attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{1, 0, 2});
+        b.node("Reshape", {"ot", "rows"}, {"y"});
+        std::vector<NamedTensor> in{{"x", randomTensor({c.S, 32}, seedOf(c.what) + 1, -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+        SessionOptions emu;
+        emu.precision = Precision::Float16;
+        emu.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+    }
+    // Rows merged with half of the slice's columns: [S, E] -> [2S, E / 2] is no stride.
+    OnnxBuilder b(17);
+    b.input("x", {8, 32}).output("y");
+    b.initializer("w", randomTensor({32, 48}, 5, -0.3f, 0.3f));
+    b.initializer("w2", randomTensor({8, 8}, 6, -0.3f, 0.3f));
+    b.initializer("start", int64Tensor({1}, {16}));
+    b.initializer("end", int64Tensor({1}, {32}));
+    b.initializer("axis", int64Tensor({1}, {1}));
+    b.initializer("halves", int64Tensor({2}, {16, 8}));
+    b.node("MatMul", {"x", "w"}, {"qkv"});
+    b.node("Slice", {"qkv", "start", "end", "axis"}, {"k"});
+    b.node("Reshape", {"k", "halves"}, {"kh"});
+    b.node("MatMul", {"kh", "w2"}, {"y"});
+    std::vector<NamedTensor> in{{"x", randomTensor({8, 32}, 7, -1, 1)}};
+    EXPECT_EQ(planDispatches(b, in), 3);
+    expectGpuMatchesCpu(b, in, "unfoldable reshape");
+}
+
+// A Transpose after a MatMul that keeps the columns last is the GEMM's store: heads back in
+// place ([H, S, D] -> [S, H, D]), rows moved behind two batch dims, a split-K product (the
+// reduce stores transposed) and a graph output written in place. One that moves the columns
+// stays a copy. Against the reference in float32, float16 and emulated cooperative matrices.
+TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape a, b;
+        std::vector<int64_t> perm;
+        int64_t dispatches;
+    };
+    const std::vector<Case> cases = {
+        {"heads back in place", {4, 24, 32}, {4, 32, 16}, {1, 0, 2}, 1},
+        {"rows before two batch dims", {2, 3, 16, 32}, {2, 3, 32, 24}, {2, 0, 1, 3}, 1},
+        {"split-K", {2, 16, 512}, {2, 512, 16}, {1, 0, 2}, 2},
+        {"columns moved: a copy", {4, 24, 32}, {4, 32, 16}, {0, 2, 1}, 2},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(17);
+        b.input("a", c.a).input("b", c.b).output("y");
+        b.node("MatMul", {"a", "b"}, {"p"});
+        attr(b.node("Transpose", {"p"}, {"y"}), "perm", c.perm);
+        std::vector<NamedTensor> in{{"a", randomTensor(c.a, seedOf(c.what), -1, 1)},
+                                    {"b", randomTensor(c.b, seedOf(c.what) + 1, -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGpuMatchesCpu(b, in, c.what);
+        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
+        SessionOptions emu;
+        emu.precision = Precision::Float16;
+        emu.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+    }
+}
+
 // A Transpose that moves only dimensions of size 1 moves no element: a view, no dispatch,
 // and the reader sees the same values; one that reorders two longer dimensions stays a copy.
 TEST(TransposeView, SizeOneMovesAreViews) {

@@ -1,5 +1,7 @@
 // Gemm (transA/transB, alpha, beta, broadcast C) and MatMul (NumPy semantics: 1-D operands,
 // broadcast batch dimensions).
+#include <algorithm>
+
 #include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
 #include "ops/gemm/matmul.h"
@@ -8,6 +10,7 @@
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/siblings.h"
+#include "ops/strided_view.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {
@@ -19,15 +22,15 @@ void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const floa
                 const graph::Activation& act) {
     for (int64_t b1 = 0; b1 < p.outer; ++b1)
         for (int64_t b2 = 0; b2 < p.inner; ++b2) {
-            const float* A = a + b1 * p.aOuter + b2 * p.aInner;
-            const float* B = b + b1 * p.bOuter + b2 * p.bInner;
+            const float* A = a + p.aOffset + b1 * p.aOuter + b2 * p.aInner;
+            const float* B = b + p.bOffset + b1 * p.bOuter + b2 * p.bInner;
             for (int64_t m = 0; m < p.M; ++m)
                 for (int64_t n = 0; n < p.N; ++n) {
                     double acc = 0;
                     for (int64_t k = 0; k < p.K; ++k) acc += static_cast<double>(A[m * p.aM + k * p.aK]) * B[k * p.bK + n * p.bN];
                     double v = p.alpha * acc;
                     if (p.hasC) v += p.beta * c[m * p.cM + n * p.cN];
-                    const int64_t o = (b1 * p.inner + b2) * p.M * p.N + m * p.N + n;
+                    const int64_t o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
                     if (r) v += r[o];
                     y[o] = applyActivation(act, static_cast<float>(v));
                 }
@@ -85,7 +88,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     // (gemm_cm's block is gemm's: gemm_cm.toml push_from.)
     d.setPush(kernels::gemm::Push{u(p.M), u(p.N), u(p.K), u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter),
                                   u(p.bInner), u(p.aM), u(p.aK), u(p.bK), u(p.bN), u(p.cM), u(p.cN), p.alpha, p.beta,
-                                  u(kChunk), u(batches)});
+                                  u(kChunk), u(batches), u(p.aOffset), u(p.bOffset), u(p.yOuter), u(p.yInner),
+                                  u(p.yM)});
     d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(a), readOf(b)};
     if (partial < 0) {
         if (p.hasC) d.bindings.push_back(readOf(c));
@@ -97,7 +101,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     Dispatch& red = ctx.emit(typedKernel(n, kr::variant(epilogueOf<kr::Epilogue>(p.hasC, r >= 0), type),
                                          "gemm_splitk_reduce", type));
     setActivation(red, n.activation);
-    red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta});
+    red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta,
+                         u(p.inner), u(p.yOuter), u(p.yInner), u(p.yM)});
     setLaunch1d(red, batches * p.M * p.N);
     red.bindings = {writeOf(n.outputs[0]), readOf(partial)};
     if (p.hasC) red.bindings.push_back(readOf(c));
@@ -131,6 +136,7 @@ GemmProblem gemmProblem(const Node& n, const Shape& a, const Shape& b, const Sha
         p.cN = st[1];
         p.hasC = true;
     }
+    p.storeRowMajor();
     return p;
 }
 
@@ -167,22 +173,18 @@ struct MatMulShapes {
     Shape out;
 };
 
-// An operand's shape and element strides: input `shape` as stored, seen through `perm` when
-// a Transpose was folded into the product (Node::operandPerm).
-struct Operand {
-    Shape shape;
-    std::vector<int64_t> stride;
-};
+// An operand: input `stored` as it is, or the window of it that passes/fusion.cpp folded into
+// the product (Node::operandView: a Slice, Reshape or Transpose read through strides).
+using Operand = graph::StridedView;
 
-Operand operandOf(const Node& n, const Shape& stored, const std::vector<int64_t>& perm) {
-    Operand o{stored, contiguousStrides(stored)};
-    if (perm.empty()) return o;
-    if (perm.size() != stored.size()) shapeError(n, "folded permutation of rank {} for an operand of rank {}", perm.size(), stored.size());
-    for (size_t i = 0; i < perm.size(); ++i) {
-        o.shape[i] = stored[perm[i]];
-        o.stride[i] = contiguousStrides(stored)[perm[i]];
-    }
-    return o;
+Operand operandOf(const Node& n, const Shape& stored, const graph::StridedView& view) {
+    if (view.empty()) return {0, stored, contiguousStrides(stored)};
+    int64_t elements = 1;
+    for (int64_t d : stored) elements *= d;
+    if (!viewFits(view, elements))
+        shapeError(n, "the operand's folded view {} reaches outside its input of shape {}", shapeToString(view.shape),
+                   shapeToString(stored));
+    return view;
 }
 
 // Batch strides of an operand's batch dims broadcast to `batch` (0 along broadcast dims).
@@ -195,7 +197,7 @@ std::vector<int64_t> batchStrides(const Operand& o, size_t batchDims, const Shap
 
 MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& storedB) {
     if (storedA.empty() || storedB.empty()) shapeError(n, "MatMul operands must have rank >= 1");
-    Operand a = operandOf(n, storedA, n.operandPerm[0]), b = operandOf(n, storedB, n.operandPerm[1]);
+    Operand a = operandOf(n, storedA, n.operandView[0]), b = operandOf(n, storedB, n.operandView[1]);
     bool aVec = a.shape.size() == 1, bVec = b.shape.size() == 1;
     if (aVec) {
         a.shape.insert(a.shape.begin(), 1);
@@ -216,8 +218,29 @@ MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& sto
     Shape ba(a.shape.begin(), a.shape.end() - 2), bb(b.shape.begin(), b.shape.end() - 2);
     Shape batch = broadcastShapes(n, ba, bb);
     auto sa = batchStrides(a, ra - 2, batch), sb = batchStrides(b, rb - 2, batch);
+    // The output: the product [batch..., M, N] row-major, or stored transposed.
+    Shape product = batch;
+    product.push_back(p.M);
+    product.push_back(p.N);
+    std::vector<int64_t> productStride = contiguousStrides(product);
+    r.out = batch;
+    if (!aVec) r.out.push_back(p.M);
+    if (!bVec) r.out.push_back(p.N);
+    if (!n.outputPerm.empty()) {
+        const auto& perm = n.outputPerm;
+        std::vector<int64_t> sorted = perm;
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t d = 0; d < sorted.size(); ++d)
+            if (sorted[d] != static_cast<int64_t>(d)) shapeError(n, "the folded output permutation is not one");
+        if (aVec || bVec || perm.size() != product.size() || perm.back() != static_cast<int64_t>(product.size()) - 1)
+            unsupported(n, "a folded output permutation that moves the product's columns");
+        r.out.clear();
+        for (int64_t d : perm) r.out.push_back(product.at(static_cast<size_t>(d)));
+        const auto outStride = contiguousStrides(r.out);
+        for (size_t j = 0; j < perm.size(); ++j) productStride[perm[j]] = outStride[j];
+    }
     Shape dims = batch;
-    auto so = contiguousStrides(batch);
+    std::vector<int64_t> so(productStride.begin(), productStride.end() - 2);
     collapseDims(dims, {&so, &sa, &sb});
     if (dims.size() > 2) unsupported(n, "more than two non-mergeable broadcast batch dimensions");
     if (dims.size() == 2) {
@@ -227,28 +250,33 @@ MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& sto
         p.bOuter = sb[0];
         p.aInner = sa[1];
         p.bInner = sb[1];
+        p.yOuter = so[0];
+        p.yInner = so[1];
     } else {
         p.inner = dims[0];
         p.aInner = sa[0];
         p.bInner = sb[0];
+        p.yInner = so[0];
     }
     p.aM = a.stride[ra - 2];
     p.aK = a.stride[ra - 1];
     p.bK = b.stride[rb - 2];
     p.bN = b.stride[rb - 1];
+    p.aOffset = a.offset;
+    p.bOffset = b.offset;
+    p.yM = productStride[productStride.size() - 2];
     p.alpha = n.matMulScale;
-    r.out = batch;
-    if (!aVec) r.out.push_back(p.M);
-    if (!bVec) r.out.push_back(p.N);
     // One weight for every batch ([S, 1, E] x [E, N] as PyTorch's sequence-first attention
     // writes it, or batch 8 of [S, E] rows) and A's batches stacked row after row: one GEMM of
     // batches x M rows instead of many thin ones, so the tiles fill. (A single row's stride
     // is free: the batch stride becomes it.)
-    if (dims.size() == 1 && p.inner > 1 && p.bInner == 0 && (p.M == 1 || p.aInner == p.M * p.aM)) {
-        if (p.M == 1) p.aM = p.aInner;
+    if (dims.size() == 1 && p.inner > 1 && p.bInner == 0 &&
+        (p.M == 1 || (p.aInner == p.M * p.aM && p.yInner == p.M * p.yM))) {
+        if (p.M == 1) p.aM = p.aInner, p.yM = p.yInner;
         p.M *= p.inner;
         p.inner = 1;
         p.aInner = 0;
+        p.yInner = 0;
     }
     return r;
 }

@@ -15,8 +15,8 @@ bool coopmatGemmFits(const GemmProblem& p, DataType type, const KernelTarget& t)
 }
 
 // Whole 8-half words can be loaded: unit stride along the row, every row start 8-aligned.
-bool rowsOfWords(int64_t unit, int64_t rowStride, int64_t outer, int64_t inner) {
-    return unit == 1 && rowStride % 8 == 0 && outer % 8 == 0 && inner % 8 == 0;
+bool rowsOfWords(int64_t unit, int64_t rowStride, int64_t outer, int64_t inner, int64_t offset) {
+    return unit == 1 && rowStride % 8 == 0 && outer % 8 == 0 && inner % 8 == 0 && offset % 8 == 0;
 }
 
 }  // namespace
@@ -48,8 +48,8 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     if (batches * c.splits > 65535) c.splits = 1, c.kChunk = p.K;
     if (coopmat) {
         // (Words start at k0 + 8q with k0 a multiple of 32: the split chunk is one too.)
-        c.wordsA = rowsOfWords(p.aK, p.aM, p.aOuter, p.aInner);
-        c.wordsB = rowsOfWords(p.bN, p.bK, p.bOuter, p.bInner);
+        c.wordsA = rowsOfWords(p.aK, p.aM, p.aOuter, p.aInner, p.aOffset);
+        c.wordsB = rowsOfWords(p.bN, p.bK, p.bOuter, p.bInner, p.bOffset);
         // Tiles that fill the product skip the bounds checks (4096^3 on the H200: 22% faster).
         c.fullTiles = c.bm == 128 && c.wordsA && c.wordsB && p.M % c.bm == 0 && p.N % c.bn == 0 && p.K % tileK == 0 &&
                       c.kChunk % tileK == 0;

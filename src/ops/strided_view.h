@@ -1,0 +1,33 @@
+// Strided windows onto a tensor (graph::StridedView) and how the nodes that only select or
+// reorder elements change one: a Slice with positive steps, a Transpose, a Reshape and the
+// other views. What lets a GEMM read its operand where the producer left it (attention's
+// q, k, v: Slice -> Reshape -> Transpose of one projection) instead of from copies.
+#pragma once
+
+#include <optional>
+
+#include "graph/graph.h"
+
+namespace vkinfer::ops {
+
+graph::StridedView contiguousView(const graph::Shape& shape);
+
+// The view's elements in row-major order under shape `to` (a Reshape of it), or none where
+// no strides express that without a copy (a merge of dimensions that are not contiguous).
+std::optional<graph::StridedView> reshapeView(const graph::StridedView& v, const graph::Shape& to);
+
+// Node `n`'s output 0 as a view of the tensor that `in` views, `in` being a view of n's input 0
+// (of its shape): for a Slice (constant operands, steps > 0, a non-empty window), a Transpose, or
+// a node that keeps element order (ops/element_order.h); none for any other node.
+std::optional<graph::StridedView> viewThrough(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
+
+// True when every element of `v` lies inside a tensor of `elements` elements (and the view is
+// not empty).
+bool viewFits(const graph::StridedView& v, int64_t elements);
+
+// Slice's part of viewThrough, next to the Slice semantics (slice.cpp).
+std::optional<graph::StridedView> sliceView(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
+// Transpose's permutation for an input of shape `in` (its attribute, or the reversal), checked.
+std::vector<int64_t> transposePermutation(const graph::Node& n, const graph::Shape& in);
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,68 @@
+// Strided windows (ops/strided_view.h), what lets a MatMul read attention's q, k and v where
+// the fused in-projection left them: Reshapes of strided views re-strided or refused, element
+// by element against a row-major walk of the source.
+#include <gtest/gtest.h>
+
+#include "ops/strided_view.h"
+
+namespace vkinfer::ops {
+namespace {
+
+using graph::Shape;
+using graph::StridedView;
+
+// The source elements a view visits, in its row-major order.
+std::vector<int64_t> visited(const StridedView& v) {
+    std::vector<int64_t> out;
+    std::vector<int64_t> idx(v.shape.size(), 0);
+    int64_t total = 1;
+    for (int64_t d : v.shape) total *= d;
+    for (int64_t e = 0; e < total; ++e) {
+        int64_t at = v.offset;
+        for (size_t d = 0; d < idx.size(); ++d) at += idx[d] * v.stride[d];
+        out.push_back(at);
+        for (size_t d = idx.size(); d-- > 0;) {
+            if (++idx[d] < v.shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+
+// The window q = x[:, 16:32] of a [5, 48] tensor (k of an in-projection with E = 16).
+StridedView keyColumns() { return {16, {5, 16}, {48, 1}}; }
+
+TEST(StridedView, ReshapeSplitsAndMergesWithinContiguousRuns) {
+    const StridedView k = keyColumns();
+    // Split into heads: [5, 16] -> [5, 2, 8]: the same elements, in the same order.
+    auto heads = reshapeView(k, {5, 2, 8});
+    ASSERT_TRUE(heads);
+    EXPECT_EQ(heads->stride, (std::vector<int64_t>{48, 8, 1}));
+    EXPECT_EQ(visited(*heads), visited(k));
+    // Size-1 dims anywhere.
+    auto ones = reshapeView(k, {1, 5, 1, 16, 1});
+    ASSERT_TRUE(ones);
+    EXPECT_EQ(visited(*ones), visited(k));
+    // Merging the rows with a split of the columns is not one stride: refused.
+    EXPECT_FALSE(reshapeView(k, {10, 8}));
+    EXPECT_FALSE(reshapeView(k, {80}));
+    // A contiguous view merges freely; element counts must agree.
+    auto flat = reshapeView(contiguousView({3, 4, 5}), {60});
+    ASSERT_TRUE(flat);
+    EXPECT_EQ(flat->stride, (std::vector<int64_t>{1}));
+    EXPECT_FALSE(reshapeView(contiguousView({3, 4}), {13}));
+    // A sliced outer dim (x[1:3] of [4, 6]) stays contiguous: merges.
+    auto rows = reshapeView(StridedView{6, {2, 6}, {6, 1}}, {12});
+    ASSERT_TRUE(rows);
+    EXPECT_EQ(visited(*rows), visited(StridedView{6, {2, 6}, {6, 1}}));
+}
+
+TEST(StridedView, FitsChecksTheLastElement) {
+    EXPECT_TRUE(viewFits(keyColumns(), 5 * 48));
+    EXPECT_FALSE(viewFits(StridedView{33, {5, 16}, {48, 1}}, 5 * 48));  // the last row runs past the end
+    EXPECT_FALSE(viewFits(StridedView{0, {5, 0}, {48, 1}}, 5 * 48));    // empty
+    EXPECT_FALSE(viewFits(StridedView{0, {5, 16}, {-48, 1}}, 5 * 48));  // backwards
+}
+
+}  // namespace
+}  // namespace vkinfer::ops
