@@ -51,6 +51,12 @@ void retire(Graph& g, Node& node) {
         if (o >= 0 && g.values[o].producer == index) g.values[o].producer = -1;
 }
 
+// Retires `gone`, whose work `into` now does, and records its name there.
+void foldInto(Graph& g, Node& into, Node& gone) {
+    into.fusedNames.push_back(gone.name);
+    retire(g, gone);
+}
+
 // Replaces producer's output with the fused node's output and retires the fused node. Links
 // are updated in place: relinking the whole graph per fusion made fusion quadratic.
 void absorb(Graph& g, Node& producer, Node& fused) {
@@ -170,10 +176,8 @@ void fuseResidualAdd(Graph& g) {
             producer->inputs.resize(3, -1);
             producer->inputs.push_back(r);
             readers.add(r, static_cast<int>(producer - g.nodes.data()));
-            for (Node* v : views) {
-                producer->fusedNames.push_back(v->name);
-                retire(g, *v);
-            }
+            for (Node* v : views)
+                foldInto(g, *producer, *v);
             absorb(g, *producer, add);
             break;
         }
@@ -248,8 +252,7 @@ void fuseSilu(Graph& g) {
             std::sort(expected.begin(), expected.end());
             if (xReaders != expected) continue;
             producer.activation.kind = ActKind::Silu;
-            producer.fusedNames.push_back(sig->name);
-            retire(g, *sig);
+            foldInto(g, producer, *sig);
             absorb(g, producer, mul);
             break;
         }
@@ -324,8 +327,7 @@ void foldScalesIntoMatMul(Graph& g) {
                 mm.matMulScale *= *f;
                 mm.inputs[side] = x;
                 readers.add(x, static_cast<int>(i));
-                mm.fusedNames.push_back(scale->name);
-                retire(g, *scale);
+                foldInto(g, mm, *scale);
                 break;
             }
         }
@@ -392,10 +394,8 @@ void foldViewsIntoMatMul(Graph& g) {
                 mm.operandView[side] = *view;
                 mm.inputs[side] = source;
                 readers.add(source, static_cast<int>(i));
-                for (size_t k = 0; k < length; ++k) {
-                    mm.fusedNames.push_back(chain[k]->name);
-                    retire(g, *chain[k]);
-                }
+                for (size_t k = 0; k < length; ++k)
+                    foldInto(g, mm, *chain[k]);
                 break;
             }
         }
@@ -510,10 +510,8 @@ void fuseErfGelu(Graph& g) {
             continue;
         if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer)) continue;
         producer.activation.kind = ActKind::Gelu;
-        for (Node* n : {scale, &erf, plusOne, factor == x ? product : half}) {
-            producer.fusedNames.push_back(n->name);
-            retire(g, *n);
-        }
+        for (Node* n : {scale, &erf, plusOne, factor == x ? product : half})
+            foldInto(g, producer, *n);
         absorb(g, producer, *last);
     }
 }

@@ -22,6 +22,18 @@ OnnxBuilder unaryModel(const std::string& op, int64_t opset, const std::string& 
     return b;
 }
 
+// The GPU against the reference in float32, float16, and float16 on emulated cooperative
+// matrices (the tensor-core GEMM's loads and stores, on any device).
+void expectGemmPathsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& in, const std::string& what) {
+    expectGpuMatchesCpu(b, in, what);
+    const Tolerance fp16{5e-3, 5e-3, true};
+    expectGpuMatchesCpu(b, in, what + " fp16", fp16, Precision::Float16);
+    SessionOptions emu;
+    emu.precision = Precision::Float16;
+    emu.kernels.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, in, what + " fp16 coopmat (emulated)", fp16, emu);
+}
+
 TEST(GeluOp, ReferenceMatchesHandComputed) {
     // 0.5 x (1 + erf(x / sqrt 2)) and 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), from Python's math.
     expectReferenceEquals(unaryModel("Gelu", 20), {{"x", floatTensor({6}, kXs)}},
@@ -198,12 +210,7 @@ TEST(TransposeFold, MatMulReadsThroughStrides) {
         std::vector<NamedTensor> in{{"a", randomTensor(c.a, seedOf(c.what), -1, 1)},
                                     {"b", randomTensor(c.b, seedOf(c.what) + 1, -1, 1)}};
         EXPECT_EQ(planDispatches(b, in), c.dispatches);
-        expectGpuMatchesCpu(b, in, c.what);
-        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
-        SessionOptions emu;
-        emu.precision = Precision::Float16;
-        emu.kernels.emulateCooperativeMatrix = true;
-        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+        expectGemmPathsMatchCpu(b, in, c.what);
     }
 }
 
@@ -401,12 +408,7 @@ TEST(GemmResidual, AddsInTheEpilogue) {
         b.initializer("seqFirst", int64Tensor({3}, {S, 1, E}));
         c.build(b);
         EXPECT_EQ(planDispatches(b, in), c.dispatches);
-        expectGpuMatchesCpu(b, in, c.what);
-        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
-        SessionOptions emu;
-        emu.precision = Precision::Float16;
-        emu.kernels.emulateCooperativeMatrix = true;
-        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+        expectGemmPathsMatchCpu(b, in, c.what);
     }
 }
 
@@ -462,12 +464,7 @@ TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
         b.node("Reshape", {"ot", "rows"}, {"y"});
         std::vector<NamedTensor> in{{"x", randomTensor({c.S, 32}, seedOf(c.what) + 1, -1, 1)}};
         EXPECT_EQ(planDispatches(b, in), c.dispatches);
-        expectGpuMatchesCpu(b, in, c.what);
-        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
-        SessionOptions emu;
-        emu.precision = Precision::Float16;
-        emu.kernels.emulateCooperativeMatrix = true;
-        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+        expectGemmPathsMatchCpu(b, in, c.what);
     }
     // Rows merged with half of the slice's columns: [S, E] -> [2S, E / 2] is no stride.
     OnnxBuilder b(17);
@@ -514,12 +511,7 @@ TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
         std::vector<NamedTensor> in{{"a", randomTensor(c.a, seedOf(c.what), -1, 1)},
                                     {"b", randomTensor(c.b, seedOf(c.what) + 1, -1, 1)}};
         EXPECT_EQ(planDispatches(b, in), c.dispatches);
-        expectGpuMatchesCpu(b, in, c.what);
-        expectGpuMatchesCpu(b, in, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
-        SessionOptions emu;
-        emu.precision = Precision::Float16;
-        emu.kernels.emulateCooperativeMatrix = true;
-        expectGpuMatchesCpuWith(b, in, std::string(c.what) + " fp16 coopmat (emulated)", Tolerance{5e-3, 5e-3, true}, emu);
+        expectGemmPathsMatchCpu(b, in, c.what);
     }
 }
 
