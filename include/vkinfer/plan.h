@@ -55,6 +55,11 @@ struct DeviceFacts {
 // to test the GPU kernels on lavapipe).
 enum class ConvTiles : uint8_t { Auto, Small, Large };
 
+// Which layers conv2d_small takes (with the GPU tiles): Auto by the measured rule
+// (ops/conv/small_grid.h), Off none, FewTiles every layer with few output tiles and few
+// multiply-adds, also where the tensor cores would take it by the rule (to compare them).
+enum class SmallGridConv : uint8_t { Auto, Off, FewTiles };
+
 // Which stride-1 convolutions run on a direct kernel (the input window staged in shared
 // memory once instead of gathered per tap): conv2d_cmd on the tensor cores for float16,
 // conv2d_rtd with the GPU tiles for float32. Auto by the measured rules (wide maps, kernels
@@ -76,9 +81,10 @@ struct KernelPolicy {
     ConvTiles convTiles = ConvTiles::Auto;
     // With the GPU tiles: float convolutions too small to fill a GPU with output tiles (fewer
     // 64x64 tiles than it has multiprocessors: 1x1 convs on 14x14 and 7x7 maps,
-    // squeeze-excitation convs) split their reduction across a workgroup (conv2d_small),
-    // ahead of the tensor cores and the tiles. false: they take the tiles.
-    bool smallGridConv = true;
+    // squeeze-excitation convs, the narrow convs of small restoration nets) split their
+    // reduction across a workgroup (conv2d_small), ahead of the tensor cores and the tiles.
+    // Off: they take the tiles or the tensor cores.
+    SmallGridConv smallGridConv = SmallGridConv::Auto;
     DirectConv directConv = DirectConv::Auto;
 };
 

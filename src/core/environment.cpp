@@ -42,6 +42,9 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     const int direct = choice("VKINFER_DIRECT_CONV", {"auto", "off", "always"});
     if (direct > 0 && policy.directConv == DirectConv::Auto)
         policy.directConv = direct == 1 ? DirectConv::Off : DirectConv::Always;
+    const int small = choice("VKINFER_SMALL_CONV", {"auto", "off", "few-tiles"});
+    if (small > 0 && policy.smallGridConv == SmallGridConv::Auto)
+        policy.smallGridConv = small == 1 ? SmallGridConv::Off : SmallGridConv::FewTiles;
     return policy;
 }
 

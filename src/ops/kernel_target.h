@@ -18,8 +18,10 @@ struct KernelTarget {
     // Float convolutions off the tensor cores in 8x8-per-invocation tiles (conv2d_rt and its
     // direct twin conv2d_rtd) rather than the portable 4x4 ones (conv2d.comp).
     bool registerTiles = false;
-    // Layers too small for tiles split their reduction across a workgroup (conv2d_small).
+    // Layers too small for tiles split their reduction across a workgroup (conv2d_small);
+    // smallGridAlways: by the few-tiles rule alone, also where the tensor cores could run.
     bool smallGrid = false;
+    bool smallGridAlways = false;
     DirectConv directConv = DirectConv::Auto;
 
     // The tensor-core variant suffix: "_emu" (emulated in plain GLSL) or "_nv".

@@ -100,7 +100,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     // (The direct kernel off: it would take the wide float32 maps here, register_direct_conv_test.cpp.)
     DeviceDescription gpu;
     gpu.kernels.convTiles = ConvTiles::Large;
-    gpu.kernels.smallGridConv = false;
+    gpu.kernels.smallGridConv = SmallGridConv::Off;
     gpu.kernels.directConv = DirectConv::Off;
     DeviceDescription h200 = h200Description();
     h200.kernels.directConv = DirectConv::Off;
@@ -205,7 +205,7 @@ TEST_P(RegisterTiledConvRuns, MatchCpuReference) {
     auto inputs = inputsOf(c, b);
     DeviceDescription gpu;
     gpu.kernels.convTiles = ConvTiles::Large;
-    gpu.kernels.smallGridConv = false;
+    gpu.kernels.smallGridConv = SmallGridConv::Off;
     gpu.kernels.directConv = DirectConv::Off;
     auto kernels = convKernels(b, inputs, gpu, precision);
     ASSERT_FALSE(kernels.empty());
@@ -232,7 +232,7 @@ TEST(RegisterTiledConv, WritesChannelsLastForATensorCoreConsumer) {
     DeviceDescription d;
     d.kernels.emulateCooperativeMatrix = true;
     d.kernels.convTiles = ConvTiles::Large;
-    d.kernels.smallGridConv = false;
+    d.kernels.smallGridConv = SmallGridConv::Off;
     auto kernels = convKernels(b, {{"x", Tensor(DataType::Float32, {1, 16, 20, 24})}}, d);
     ASSERT_GE(kernels.size(), 2u);
     EXPECT_EQ(kernels[0], "conv2d_rt16x128_f16");

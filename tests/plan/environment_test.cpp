@@ -57,6 +57,19 @@ TEST(Environment, DirectConvSetOnlyWhatIsLeftAtAuto) {
     EXPECT_EQ(env::applyToKernelPolicy(set).directConv, DirectConv::Always);
 }
 
+TEST(Environment, SmallConvSetOnlyWhatIsLeftAtAuto) {
+    ScopedVariable v("VKINFER_SMALL_CONV", "few-tiles");
+    EXPECT_EQ(env::applyToKernelPolicy({}).smallGridConv, SmallGridConv::FewTiles);
+    KernelPolicy set;
+    set.smallGridConv = SmallGridConv::Off;
+    EXPECT_EQ(env::applyToKernelPolicy(set).smallGridConv, SmallGridConv::Off);
+    ScopedVariable off("VKINFER_SMALL_CONV", "off");
+    EXPECT_EQ(env::applyToKernelPolicy({}).smallGridConv, SmallGridConv::Off);
+    ScopedVariable bad("VKINFER_SMALL_CONV", "all");
+    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+              "invalid argument: VKINFER_SMALL_CONV must be auto, off or few-tiles (got 'all')");
+}
+
 TEST(Environment, AutoAndEmptyLeaveThePolicy) {
     ScopedVariable tiles("VKINFER_CONV_TILES", "auto");
     ScopedVariable direct("VKINFER_DIRECT_CONV", "");

@@ -249,7 +249,7 @@ TEST(ConvSelection, PolicyOverridesTheRules) {
     always.directConv = DirectConv::Always;
     small.convTiles = ConvTiles::Small;
     large.convTiles = ConvTiles::Large;
-    noSmall.smallGridConv = false;
+    noSmall.smallGridConv = SmallGridConv::Off;
     noCoopmat.cooperativeMatrix = false;
     emulate.emulateCooperativeMatrix = true;
     const DataType f32 = DataType::Float32, f16 = DataType::Float16;
