@@ -266,6 +266,16 @@ TEST(ConvSelection, PolicyOverridesTheRules) {
     EXPECT_EQ(choose(shuffle, f32, h200(), small).kernel, ConvKernel::Portable) << "small-grid comes with the GPU tiles";
     EXPECT_EQ(choose(shuffle, f32, lavapipe(), large).kernel, ConvKernel::SmallGrid);
     EXPECT_EQ(choose(shuffle, f32, h200(), noSmall).kernel, ConvKernel::RegisterTiled);
+    // FewTiles takes the float32 rule in float16 too: an RRDB dense-block conv (8 channels on
+    // 32x40) goes to the tensor cores by the rule and to conv2d_small under FewTiles.
+    KernelPolicy fewTiles;
+    fewTiles.smallGridConv = SmallGridConv::FewTiles;
+    const ConvGeom rrdbDense = geom(1, 32, 32, 40, 8, 3);
+    EXPECT_EQ(choose(rrdbDense, f32, h200()).kernel, ConvKernel::SmallGrid);
+    EXPECT_EQ(choose(rrdbDense, f16, h200()).kernel, ConvKernel::Coopmat);
+    EXPECT_EQ(choose(rrdbDense, f16, h200(), fewTiles).kernel, ConvKernel::SmallGrid);
+    EXPECT_EQ(choose(espcnBody, f16, h200(), fewTiles).kernel, choose(espcnBody, f16, h200()).kernel)
+        << "a layer with many tiles keeps its kernel";
     EXPECT_EQ(choose(espcnBody, f16, h200(), noCoopmat).kernel, ConvKernel::RegisterTiled);
     EXPECT_EQ(choose(espcnBody, f16, lavapipe(), emulate).kernel, ConvKernel::CoopmatDirect);
     // Float16 tensor cores need a 32-wide subgroup.
