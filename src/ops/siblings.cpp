@@ -39,6 +39,10 @@ bool ordered(const graph::Graph& g, int value, int node) {
 }  // namespace
 
 int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int input) {
+    return parallelSiblings(ctx, n, input, ctx.node());
+}
+
+int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int input, int nodeIndex) {
     const graph::Graph& g = ctx.graph();
     const auto readers = ctx.readers().of(input);
     const int64_t branches =
@@ -47,7 +51,7 @@ int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int inpu
     const int host = ctx.storedIn(n.outputs[0]);
     if (host >= 0 && g.values[host].producer >= 0)
         for (int sibling : g.nodes[g.values[host].producer].inputs)
-            slices += sibling != n.outputs[0] && !ordered(g, sibling, ctx.node());
+            slices += sibling != n.outputs[0] && !ordered(g, sibling, nodeIndex);
     if (branches < 3 && slices == 1) return 1;
     return std::max(branches, slices);
 }

@@ -19,5 +19,8 @@ namespace vkinfer::ops {
 // otherwise; docs/BENCHMARKS-HISTORY.md). hasParallelSiblings: a GEMM with siblings is not split.
 bool hasParallelSiblings(const LowerContext& ctx, const graph::Node& n, int input);
 int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int input);
+// The same for node `nodeIndex` of the graph when it is not the one being lowered (the
+// layout planner asks before lowering).
+int64_t parallelSiblings(const LowerContext& ctx, const graph::Node& n, int input, int nodeIndex);
 
 }  // namespace vkinfer::ops

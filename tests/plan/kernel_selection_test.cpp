@@ -186,7 +186,7 @@ const std::vector<ConvRow>& convTable() {
           "depthwise"}},
         {"grouped 64->64 g2 3x3 28", geom(1, 64, 28, 28, 64, 3, 1, 2),
          {"small-grid 16px",
-          "coopmat 32x128, split 3 x 96",
+          "small-grid 16px",
           "portable 64x64, split 4 x 80",
           "portable 64x64, split 4 x 80",
           "small-grid 16px",
@@ -266,14 +266,13 @@ TEST(ConvSelection, PolicyOverridesTheRules) {
     EXPECT_EQ(choose(shuffle, f32, h200(), small).kernel, ConvKernel::Portable) << "small-grid comes with the GPU tiles";
     EXPECT_EQ(choose(shuffle, f32, lavapipe(), large).kernel, ConvKernel::SmallGrid);
     EXPECT_EQ(choose(shuffle, f32, h200(), noSmall).kernel, ConvKernel::RegisterTiled);
-    // FewTiles takes the float32 rule in float16 too: an RRDB dense-block conv (8 channels on
-    // 32x40) goes to the tensor cores by the rule and to conv2d_small under FewTiles.
+    // FewTiles takes the float32 rule in float16 too: ShuffleNet's 116-channel 1x1 on 14x14
+    // goes to the tensor cores by the rule (too wide for conv2d_small there) and to
+    // conv2d_small under FewTiles.
     KernelPolicy fewTiles;
     fewTiles.smallGridConv = SmallGridConv::FewTiles;
-    const ConvGeom rrdbDense = geom(1, 32, 32, 40, 8, 3);
-    EXPECT_EQ(choose(rrdbDense, f32, h200()).kernel, ConvKernel::SmallGrid);
-    EXPECT_EQ(choose(rrdbDense, f16, h200()).kernel, ConvKernel::Coopmat);
-    EXPECT_EQ(choose(rrdbDense, f16, h200(), fewTiles).kernel, ConvKernel::SmallGrid);
+    EXPECT_EQ(choose(shuffle, f16, h200()).kernel, ConvKernel::Coopmat);
+    EXPECT_EQ(choose(shuffle, f16, h200(), fewTiles).kernel, ConvKernel::SmallGrid);
     EXPECT_EQ(choose(espcnBody, f16, h200(), fewTiles).kernel, choose(espcnBody, f16, h200()).kernel)
         << "a layer with many tiles keeps its kernel";
     EXPECT_EQ(choose(espcnBody, f16, h200(), noCoopmat).kernel, ConvKernel::RegisterTiled);
@@ -322,6 +321,28 @@ TEST(ConvSelection, SiblingsSplitForAShareOfTheGpu) {
     const ConvChoice shared = selectConv(p, t);
     EXPECT_EQ(alone.kernel, shared.kernel);
     EXPECT_GT(alone.splits, shared.splits);
+}
+
+// In float16 the narrow few-tiles layers leave the tensor cores for conv2d_small (runs 53 and
+// 54 in docs/BENCHMARKS.md), unless parallel branches share their wave or they are wide
+// pointwise layers.
+TEST(ConvSelection, NarrowFewTilesLayersTakeTheSmallGridInFloat16) {
+    const KernelTarget t = resolveKernelTarget(h200(), {});
+    ConvProblem p;
+    p.type = DataType::Float16;
+    p.g = geom(1, 32, 32, 40, 8, 3);  // an RRDB dense-block conv: 8 channels on 32x40
+    EXPECT_EQ(selectConv(p, t).kernel, ConvKernel::SmallGrid);
+    p.g = geom(1, 32, 12, 16, 32, 3);  // RIFE's 32-channel 3x3 body (on a 48x64 frame)
+    EXPECT_EQ(selectConv(p, t).kernel, ConvKernel::SmallGrid);
+    p.siblings = 3;  // the same as an Inception branch's 3x3: stays on the tensor cores
+    EXPECT_NE(selectConv(p, t).kernel, ConvKernel::SmallGrid);
+    p.siblings = 1;
+    p.g = geom(1, 192, 28, 28, 64, 1);  // GoogLeNet's 64-channel branch 1x1: 9.6 M multiply-adds
+    EXPECT_NE(selectConv(p, t).kernel, ConvKernel::SmallGrid);
+    p.g = geom(1, 16, 16, 20, 96, 3);  // too wide for conv2d_small on the tensor cores' device
+    EXPECT_NE(selectConv(p, t).kernel, ConvKernel::SmallGrid);
+    p.type = DataType::Float32;  // ... in float32 the few-tiles rule alone decides
+    EXPECT_EQ(selectConv(p, t).kernel, ConvKernel::SmallGrid);
 }
 
 TEST(ConvSelection, ChannelsLastReadersAndWriters) {

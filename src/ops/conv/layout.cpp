@@ -4,6 +4,7 @@
 
 #include "ops/conv/geometry.h"
 #include "ops/conv/select.h"
+#include "ops/siblings.h"
 
 namespace vkinfer::ops {
 
@@ -14,7 +15,7 @@ namespace {
 // The kernel 2-D Conv node `n` lowers to (conv/select.h, for the NCHW problem: the kernel
 // never depends on the layouts), or none for a node that is not a 2-D conv with tensors of
 // one type.
-std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n) {
+std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n, int index) {
     if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
         return std::nullopt;
     const auto& x = ctx.value(n.inputs[0]);
@@ -28,6 +29,7 @@ std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n) {
     p.constantWeights = ctx.value(n.inputs[1]).constant.has_value();
     p.residual = n.input(3) >= 0;
     p.shuffle = depthToSpaceShuffle(n);
+    p.siblings = parallelSiblings(ctx, n, n.inputs[0], index);  // as lowerConv passes them
     return selectConv(p, ctx.target()).kernel;
 }
 
@@ -50,7 +52,7 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& n = g.nodes[i];
         if (n.removed) continue;
-        const std::optional<ConvKernel> kernel = convKernelOf(ctx, n);
+        const std::optional<ConvKernel> kernel = convKernelOf(ctx, n, static_cast<int>(i));
         coopmat[i] = kernel && readsChannelsLast(*kernel);
         // (A shuffled output is stored NCHW.)
         writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.inputs[0]).dtype) && n.depthToSpace == 0;

@@ -47,7 +47,7 @@ ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::option
     // Layers too small for tiles, ahead of everything but the depthwise kernel, except where
     // DirectConv::Always asks for the direct kernel wherever it can run (comparisons, tests).
     if (t.smallGrid && !depthwise && !(t.directConv == DirectConv::Always && registerDirect) &&
-        smallGridConvPays(g, coopmat && !t.smallGridAlways))
+        smallGridConvPays(g, coopmat && !t.smallGridAlways, p.siblings))
         return ConvKernel::SmallGrid;
     if (coopmat) return coopmatDirect ? ConvKernel::CoopmatDirect : ConvKernel::Coopmat;
     if (registerDirect) return ConvKernel::RegisterDirect;

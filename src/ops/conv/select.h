@@ -41,7 +41,8 @@ struct ConvProblem {
     bool residual = false;              // a fused residual Add
     uint32_t shuffle = 0;               // a fused DepthToSpace (depthToSpaceShuffle), 0: none
     // Convolutions sharing its wave, and so the GPU (ops::parallelSiblings): split-K aims at
-    // a share of the GPU. Never changes the kernel.
+    // a share of the GPU, and a narrow few-tiles layer stays on the tensor cores
+    // (smallGridConvPays).
     int64_t siblings = 1;
     // Planned layouts (conv/layout.h). Never change the kernel, only its variant: the layout
     // planner chooses them from the kernels of the NCHW problem.

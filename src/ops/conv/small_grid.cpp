@@ -17,6 +17,15 @@ constexpr int64_t kFewTiles = 64;
 constexpr int64_t kMaxMultiplyAdds = int64_t{16} << 20;
 // The tensor cores' fragment width: maps with fewer pixels leave most of it empty.
 constexpr int64_t kFragmentPixels = 16;
+// Where the tensor cores could take a few-tiles layer, conv2d_small is faster on the narrow
+// ones (docs/BENCHMARKS.md, runs 53 and 54: rrdb_x2's 3x3 convs of 8 and 16 channels took
+// 0.030 ms on conv2d_cm32 against 0.010 to 0.015 on conv2d_small): up to this many output
+// channels per group ...
+constexpr int64_t kNarrowChannels = 64;
+// ... except 1x1 convs of this many multiply-adds or more, which the pointwise tensor-core
+// kernels run faster (GoogLeNet's branch 1x1s of 24 to 64 channels: 0.013 to 0.016 ms against
+// 0.017 to 0.021).
+constexpr int64_t kPointwiseTensorCoreMultiplyAdds = int64_t{2} << 20;
 
 int log2Exact(int64_t v) {
     int s = 0;
@@ -28,9 +37,16 @@ int log2Exact(int64_t v) {
 
 int64_t outputTiles64(const ConvGeom& g) { return g.groups * divUp(g.Mg(), 64) * divUp(g.pixels(), 64); }
 
-bool smallGridConvPays(const ConvGeom& g, bool onTensorCores) {
-    if (g.M * g.pixels() * g.K() > kMaxMultiplyAdds) return false;
-    return onTensorCores ? g.pixels() < kFragmentPixels : outputTiles64(g) < kFewTiles;
+bool smallGridConvPays(const ConvGeom& g, bool onTensorCores, int64_t siblings) {
+    const int64_t multiplyAdds = g.M * g.pixels() * g.K();
+    if (multiplyAdds > kMaxMultiplyAdds) return false;
+    if (!onTensorCores) return outputTiles64(g) < kFewTiles;
+    if (g.pixels() < kFragmentPixels) return true;
+    // Convolutions that share their wave with parallel branches stay on the tensor cores:
+    // GoogLeNet's branches overlapped much less on conv2d_small (its GPU time rose 8%, run 54).
+    const bool pointwise = g.KH == 1 && g.KW == 1;
+    return siblings == 1 && outputTiles64(g) < kFewTiles && g.Mg() <= kNarrowChannels &&
+           !(pointwise && multiplyAdds >= kPointwiseTensorCoreMultiplyAdds);
 }
 
 SmallConvShape smallConvShape(const ConvGeom& g) {

@@ -21,12 +21,14 @@ constexpr int64_t kSmallConvChannels = kernels::conv2d_small::RM;  // output cha
 // The 64x64 output tiles a layer has: the measure of whether a GPU's multiprocessors get work.
 int64_t outputTiles64(const ConvGeom& g);
 // The rule (conv/select.cpp applies it where the GPU tiles are on): no more multiply-adds than
-// conv2d_small's reuse can carry, and either fewer 64x64 output tiles than a GPU has
-// multiprocessors or, where the tensor cores take the layer (`onTensorCores`), fewer pixels
-// than one 16-wide fragment (a squeeze-excitation's pooled map: on the H200 the tensor cores
-// beat conv2d_small on every larger map, docs/BENCHMARKS.md). Not a function of the
-// convolutions beside it in its wave, so that the layout choice and the lowering agree.
-bool smallGridConvPays(const ConvGeom& g, bool onTensorCores);
+// conv2d_small's reuse can carry, and fewer 64x64 output tiles than a GPU has multiprocessors.
+// Where the tensor cores could take the layer (`onTensorCores`), also narrow (at most 64
+// output channels per group), not a 1x1 of 2 M multiply-adds or more, and with no parallel
+// `siblings` in its wave (ops::parallelSiblings) -- or with fewer pixels than one 16-wide
+// fragment (a squeeze-excitation's pooled map), whatever else. Measured on the H200:
+// docs/BENCHMARKS.md, runs 52 to 54. The layout planner and the lowering pass the same
+// siblings, so they agree on the kernel.
+bool smallGridConvPays(const ConvGeom& g, bool onTensorCores, int64_t siblings = 1);
 // The workgroup shape for `g`: as many pixels as it has up to 32, fewer while an invocation's
 // share of the reduction would be longer than 32.
 SmallConvShape smallConvShape(const ConvGeom& g);
