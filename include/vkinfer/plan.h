@@ -86,6 +86,11 @@ struct KernelPolicy {
     // Off: they take the tiles or the tensor cores.
     SmallGridConv smallGridConv = SmallGridConv::Auto;
     DirectConv directConv = DirectConv::Auto;
+    // 2-D transposed convolutions run as one ordinary convolution of their output phases and a
+    // pixel shuffle (the sub-pixel decomposition, passes/subpixel_deconv.h) where that costs at
+    // most 4x the multiply-adds; false: every ConvTranspose on its gathering kernel
+    // (conv_transpose.comp), to compare them. VKINFER_DECONV=gather sets false.
+    bool subPixelDeconv = true;
 };
 
 struct PlanOptions {

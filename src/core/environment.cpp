@@ -45,6 +45,7 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     const int small = choice("VKINFER_SMALL_CONV", {"auto", "off", "few-tiles"});
     if (small > 0 && policy.smallGridConv == SmallGridConv::Auto)
         policy.smallGridConv = small == 1 ? SmallGridConv::Off : SmallGridConv::FewTiles;
+    if (choice("VKINFER_DECONV", {"auto", "gather"}) == 1) policy.subPixelDeconv = false;
     return policy;
 }
 

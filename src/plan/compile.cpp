@@ -13,6 +13,7 @@
 #include "passes/fusion.h"
 #include "passes/precision.h"
 #include "passes/specialize.h"
+#include "passes/subpixel_deconv.h"
 #include "plan/memory_planner.h"
 #include "plan/scheduler.h"
 
@@ -206,6 +207,8 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     for (int o : model.outputs) plan.outputNames.push_back(model.values[o].name);
 
     Graph g = passes::specialize(model, shapes, values);
+    // First: the Conv it writes then takes the fusions (its DepthToSpace, the activation after).
+    if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
     passes::runFusions(g);
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
     plan.inputCount = static_cast<int>(g.inputs.size());

@@ -81,15 +81,88 @@ TEST(ConvTransposeOp, GpuMatchesCpu) {
         {"group 2, six outputs each, in blocks", {1, 4, 128, 128}, {4, 6, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {}, {1, 1},
          {}, 2},
     };
+    // Each case on both paths: 2-D ones as a sub-pixel Conv (passes/subpixel_deconv.h) where
+    // it applies, and everything on the gathering kernel.
+    SessionOptions gather;
+    gather.kernels.subPixelDeconv = false;
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);
         expectGpuMatchesCpu(tconvModel(c), {{"x", randomTensor(c.x, seedOf(c.what))}}, c.what);
+        expectGpuMatchesCpuWith(tconvModel(c), {{"x", randomTensor(c.x, seedOf(c.what))}}, c.what + " (gather)",
+                                opTolerance(), gather);
     }
+    SessionOptions gatherFp16 = gather;
+    gatherFp16.precision = Precision::Float16;
     for (size_t i : {size_t{1}, cases.size() - 3, cases.size() - 2, cases.size() - 1}) {
         SCOPED_TRACE(cases[i].what + " fp16");
         expectGpuMatchesCpu(tconvModel(cases[i]), {{"x", randomTensor(cases[i].x, seedOf(cases[i].what))}},
                             cases[i].what + " fp16", Tolerance{4e-3, 4e-3, true}, Precision::Float16);
+        expectGpuMatchesCpuWith(tconvModel(cases[i]), {{"x", randomTensor(cases[i].x, seedOf(cases[i].what))}},
+                                cases[i].what + " fp16 (gather)", Tolerance{4e-3, 4e-3, true}, gatherFp16);
     }
+}
+
+// The sub-pixel rewrite's own cases: the phase windows of the kernels upscalers and flow
+// nets use, a crop (the phases' rows overshoot the output), stride 1 (a flipped kernel),
+// dilations, groups, a fused activation after it, and on the emulated tensor cores in
+// float16 (the path the H200 takes). The plan must hold a Conv, never conv_transpose.
+TEST(ConvTransposeSubPixel, GpuMatchesCpu) {
+    VKINFER_REQUIRE_GPU();
+    const std::vector<TConv> cases = {
+        {"RIFE 4x4 stride 2 pads 1", {1, 8, 6, 7}, {8, 5, 4, 4}, true, {2, 2}, {1, 1, 1, 1}},
+        {"2x2 stride 2 (1x1 per phase)", {2, 5, 4, 3}, {5, 6, 2, 2}, true, {2, 2}},
+        {"3x3 stride 2 pads 1 output_padding 1", {1, 16, 8, 8}, {16, 16, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {}, {1, 1}},
+        {"3x3 stride 2 pads 1, odd output: cropped", {1, 4, 5, 6}, {4, 3, 3, 3}, true, {2, 2}, {1, 1, 1, 1}},
+        {"stride 3 pads 2", {1, 3, 4, 5}, {3, 2, 5, 5}, false, {3, 3}, {2, 2, 2, 2}},
+        {"stride 1: a flipped conv", {1, 4, 7, 6}, {4, 3, 3, 3}, true, {}, {1, 0, 1, 2}},
+        {"dilations 2, stride 2", {1, 3, 5, 5}, {3, 4, 3, 3}, true, {2, 2}, {1, 1, 1, 1}, {2, 2}},
+        {"group 3, stride 2", {1, 6, 5, 4}, {6, 2, 4, 4}, true, {2, 2}, {1, 1, 1, 1}, {}, {}, {}, 3},
+        {"asymmetric pads 0/3", {1, 2, 5, 5}, {2, 3, 4, 4}, true, {2, 2}, {0, 3, 3, 0}},
+        {"pads 3 on a 2x2 kernel: taps at positive offsets", {1, 3, 6, 5}, {3, 2, 2, 2}, true, {2, 2}, {3, 3, 3, 3}},
+        {"FSRCNN x2 at 32x40", {1, 32, 32, 40}, {32, 3, 9, 9}, true, {2, 2}, {4, 4, 4, 4}, {}, {1, 1}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what))}};
+        expectGpuMatchesCpu(tconvModel(c), in, c.what);
+        expectGpuMatchesCpu(tconvModel(c), in, c.what + " fp16", Tolerance{4e-3, 4e-3, true}, Precision::Float16);
+        SessionOptions emulated;
+        emulated.precision = Precision::Float16;
+        emulated.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(tconvModel(c), in, c.what + " fp16, emulated tensor cores", Tolerance{4e-3, 4e-3, true},
+                                emulated);
+    }
+}
+
+std::string planOf(const OnnxBuilder& b, const Shape& x, bool subPixel) {
+    auto model = b.build();
+    EXPECT_TRUE(model.ok()) << model.status().toString();
+    if (!model.ok()) return "";
+    PlanOptions options;
+    options.kernels.subPixelDeconv = subPixel;
+    auto text = planText(*model, {{"x", x}}, options);
+    EXPECT_TRUE(text.ok()) << text.status().toString();
+    return text.ok() ? *text : "";
+}
+
+TEST(ConvTransposeSubPixel, PlansAConvWhereItApplies) {
+    // An activation after the deconvolution fuses into the Conv that replaces it.
+    OnnxBuilder b;
+    b.input("x", {1, 8, 6, 6}).output("y");
+    b.initializer("w", randomTensor({8, 4, 4, 4}, 5)).initializer("b", randomTensor({4}, 6));
+    auto& n = b.node("ConvTranspose", {"x", "w", "b"}, {"t"});
+    attr(n, "strides", Shape{2, 2});
+    attr(n, "pads", Shape{1, 1, 1, 1});
+    attr(b.node("LeakyRelu", {"t"}, {"y"}), "alpha", 0.2f);
+    const std::string rewritten = planOf(b, {1, 8, 6, 6}, true), gathered = planOf(b, {1, 8, 6, 6}, false);
+    EXPECT_EQ(rewritten.find("conv_transpose"), std::string::npos) << rewritten;
+    EXPECT_NE(rewritten.find("Conv+LeakyRelu"), std::string::npos) << rewritten;
+    EXPECT_NE(gathered.find("conv_transpose"), std::string::npos) << gathered;
+    if (gpuAvailable()) expectGpuMatchesCpu(b, {{"x", randomTensor({1, 8, 6, 6}, 7)}}, "ConvTranspose + LeakyRelu");
+
+    // Unequal strides (DepthToSpace takes one blocksize) and 1-D stay on the gathering kernel.
+    TConv uneven{"strides 3x2", {1, 2, 4, 5}, {2, 2, 3, 4}, false, {3, 2}, {1, 0, 2, 1}};
+    EXPECT_NE(planOf(tconvModel(uneven), uneven.x, true).find("conv_transpose"), std::string::npos);
 }
 
 }  // namespace

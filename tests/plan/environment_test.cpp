@@ -70,6 +70,17 @@ TEST(Environment, SmallConvSetOnlyWhatIsLeftAtAuto) {
               "invalid argument: VKINFER_SMALL_CONV must be auto, off or few-tiles (got 'all')");
 }
 
+TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {
+    EXPECT_TRUE(env::applyToKernelPolicy({}).subPixelDeconv);
+    ScopedVariable gather("VKINFER_DECONV", "gather");
+    EXPECT_FALSE(env::applyToKernelPolicy({}).subPixelDeconv);
+    ScopedVariable autoValue("VKINFER_DECONV", "auto");
+    EXPECT_TRUE(env::applyToKernelPolicy({}).subPixelDeconv);
+    ScopedVariable bad("VKINFER_DECONV", "subpixel");
+    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+              "invalid argument: VKINFER_DECONV must be auto or gather (got 'subpixel')");
+}
+
 TEST(Environment, AutoAndEmptyLeaveThePolicy) {
     ScopedVariable tiles("VKINFER_CONV_TILES", "auto");
     ScopedVariable direct("VKINFER_DIRECT_CONV", "");
