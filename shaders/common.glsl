@@ -69,6 +69,22 @@ float activate(float x) {
         float u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
         return x / (1.0 + exp(-2.0 * u));
     }
+    if (ACT_KIND == 9u) return clamp(fma(ACT_ALPHA, x, ACT_BETA), 0.0, 1.0);            // HardSigmoid
+    if (ACT_KIND == 10u) return x * clamp(fma(x, 1.0 / 6.0, 0.5), 0.0, 1.0);             // HardSwish
     return x;
 }
 vec4 activate4(vec4 v) { return vec4(activate(v.x), activate(v.y), activate(v.z), activate(v.w)); }
+
+// PRelu (ACT_KIND 11) has a slope per output channel. The kernels that fuse it (the
+// convolutions) read it from their bias table, which then holds M biases followed by the M
+// slopes (ops/conv/conv.cpp packs it): activateAt(v, SLOPE_OF(float(bias[M + oc]))).
+// SLOPE_OF reads the table only for PRelu (?: evaluates one side), so other kinds never index
+// past the M biases.
+#define SLOPE_OF(expr) (ACT_KIND == 11u ? (expr) : 0.0)
+float activateAt(float x, float slope) {
+    if (ACT_KIND == 11u) return x >= 0.0 || isNaN(x) ? x : x * slope;
+    return activate(x);
+}
+vec4 activate4At(vec4 v, vec4 slope) {
+    return vec4(activateAt(v.x, slope.x), activateAt(v.y, slope.y), activateAt(v.z, slope.z), activateAt(v.w, slope.w));
+}

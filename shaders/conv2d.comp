@@ -125,7 +125,7 @@ void main() {
 #ifdef RESIDUAL
             v += float(res[idx]);
 #endif
-            y[idx] = T(activate(v));
+            y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 #endif
         }
     }

@@ -314,7 +314,7 @@ void main() {
 #ifdef RESIDUAL
                 v += float(res[idx]);
 #endif
-                y[idx] = float16_t(activate(v));
+                y[idx] = float16_t(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 #endif
             }
             CM_WARP_SYNC();

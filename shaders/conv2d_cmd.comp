@@ -129,14 +129,14 @@ vec4 lowHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.x)), vec2(unpackFlo
 vec4 highHalves(uvec4 w) { return vec4(vec2(unpackFloat2x16(w.z)), vec2(unpackFloat2x16(w.w))); }
 
 // Eight outputs that start at element idx (a multiple of 8) with bias added: the residual,
-// the activation and one 16-byte store.
-void storeWord(uint idx, vec4 lo, vec4 hi) {
+// the activation (PRelu with these eight slopes) and one 16-byte store.
+void storeWord(uint idx, vec4 lo, vec4 hi, vec4 slopeLo, vec4 slopeHi) {
 #ifdef RESIDUAL
     uvec4 rw = resq[idx >> 3];
     lo += lowHalves(rw);
     hi += highHalves(rw);
 #endif
-    yq[idx >> 3] = packWord(activate4(lo), activate4(hi));
+    yq[idx >> 3] = packWord(activate4At(lo, slopeLo), activate4At(hi, slopeHi));
 }
 
 void main() {
@@ -186,8 +186,9 @@ void main() {
                 if (m < p.M && ox < p.OW && oy < p.OH) {
                     uint at = cs + c * CM_CS_STRIDE + h * 8u;
                     uvec4 bw = biasq[m >> 3];
+                    uvec4 sw = ACT_KIND == 11u ? biasq[(p.M + m) >> 3] : uvec4(0u);  // (M % 8 == 0 here)
                     storeWord(((b * p.OH + oy) * p.OW + ox) * p.M + m, staged4(at) + lowHalves(bw),
-                              staged4(at + 4u) + highHalves(bw));
+                              staged4(at + 4u) + highHalves(bw), lowHalves(sw), highHalves(sw));
                 }
             } else if (STORE_WORDS == 2u) {
                 // Channel lane / 2, pixels 8 (lane % 2) .. + 7: staged row-major.
@@ -198,7 +199,9 @@ void main() {
                 if (m < p.M && ox < p.OW && oy < p.OH) {
                     uint at = cs + r * CM_CS_STRIDE + h * 8u;
                     float bm = float(bias[m]);
-                    storeWord(((b * p.M + m) * p.OH + oy) * p.OW + ox, staged4(at) + bm, staged4(at + 4u) + bm);
+                    vec4 slope = vec4(SLOPE_OF(float(bias[p.M + m])));
+                    storeWord(((b * p.M + m) * p.OH + oy) * p.OW + ox, staged4(at) + bm, staged4(at + 4u) + bm, slope,
+                              slope);
                 }
             } else {
                 CM_STAGE(acc[i][j], warp);
@@ -218,7 +221,7 @@ void main() {
 #ifdef RESIDUAL
                         v += float(res[idx]);
 #endif
-                        y[idx] = float16_t(activate(v));
+                        y[idx] = float16_t(activateAt(v, SLOPE_OF(float(bias[p.M + m]))));
                     }
                 }
             }

@@ -44,5 +44,5 @@ void main() {
 #ifdef RESIDUAL
     acc += float(res[idx]);
 #endif
-    y[idx] = T(activate(acc));
+    y[idx] = T(activateAt(acc, SLOPE_OF(float(bias[p.M + oc]))));
 }

@@ -188,7 +188,7 @@ void main() {
 #ifdef RESIDUAL
                     v += vec4(res4[q]);
 #endif
-                    y4[q] = T4(activate4(v));
+                    y4[q] = T4(activate4At(v, vec4(SLOPE_OF(float(bias[p.M + oc])))));
 #endif
                 }
             }
@@ -217,7 +217,7 @@ void main() {
 #ifdef RESIDUAL
                     v += float(res[idx]);
 #endif
-                    y[idx] = T(activate(v));
+                    y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 #endif
                 }
             }

@@ -94,5 +94,5 @@ void main() {
 #ifdef RESIDUAL
     v += float(res[idx]);
 #endif
-    y[idx] = T(activate(v));
+    y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 }

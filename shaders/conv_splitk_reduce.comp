@@ -46,7 +46,11 @@ void main() {
 #ifdef RESIDUAL
         v += vec4(res4[idx]);
 #endif
-        y4[idx] = T4(activate4(v));
+        vec4 slope = ACT_KIND != 11u ? vec4(0.0)
+                     : p.nhwc != 0u ? vec4(float(bias[p.M + oc]), float(bias[p.M + oc + 1u]), float(bias[p.M + oc + 2u]),
+                                           float(bias[p.M + oc + 3u]))
+                                    : vec4(float(bias[p.M + oc]));
+        y4[idx] = T4(activate4At(v, slope));
         return;
     }
     if (idx >= p.count) return;
@@ -57,5 +61,5 @@ void main() {
 #ifdef RESIDUAL
     v += float(res[idx]);
 #endif
-    y[idx] = T(activate(v));
+    y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 }

@@ -19,6 +19,9 @@ const char* actKindName(ActKind kind) {
         case ActKind::Silu: return "Silu";
         case ActKind::Gelu: return "Gelu";
         case ActKind::GeluTanh: return "GeluTanh";
+        case ActKind::HardSigmoid: return "HardSigmoid";
+        case ActKind::HardSwish: return "HardSwish";
+        case ActKind::PRelu: return "PRelu";
     }
     return "?";
 }

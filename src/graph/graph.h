@@ -19,14 +19,20 @@ using Shape = std::vector<int64_t>;
 // An element-wise activation fused into the op that produces a tensor.
 // Silu: x * sigmoid(x), what exporters write as Mul(x, Sigmoid(x)) (EfficientNet, YOLO).
 // Gelu: x * Phi(x) with the exact erf, GeluTanh: its tanh approximation (ONNX Gelu, opset 20,
-// approximate = "none" / "tanh": ViT, ConvNeXt, Swin).
+// approximate = "none" / "tanh": ViT, ConvNeXt, Swin). HardSigmoid: clamp(alpha x + beta, 0, 1);
+// HardSwish: x * clamp(x / 6 + 1 / 2, 0, 1) (MobileNetV3). PRelu: a slope per output channel,
+// fused only into convolutions, whose kernels read it beside their bias.
 enum class ActKind : uint32_t {
-    None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5, Silu = 6, Gelu = 7, GeluTanh = 8
+    None = 0, Relu = 1, Clip = 2, Sigmoid = 3, Tanh = 4, LeakyRelu = 5, Silu = 6, Gelu = 7, GeluTanh = 8,
+    HardSigmoid = 9, HardSwish = 10, PRelu = 11
 };
 struct Activation {
     ActKind kind = ActKind::None;
-    float alpha = 0;  // Clip: min, LeakyRelu: slope
-    float beta = 0;   // Clip: max
+    float alpha = 0;  // Clip: min, LeakyRelu: slope, HardSigmoid: alpha
+    float beta = 0;   // Clip: max, HardSigmoid: beta
+    // PRelu: the slope of each output channel of the producer (axis 1; for a convolution that
+    // stores a fused DepthToSpace, of its channels before the shuffle).
+    std::vector<float> slopes;
 };
 const char* actKindName(ActKind kind);
 

@@ -10,7 +10,8 @@
 
 namespace vkinfer::ops {
 
-inline float applyActivation(const graph::Activation& a, float x) {
+// `channel`: the output channel of x (PRelu's slope; other kinds ignore it).
+inline float applyActivation(const graph::Activation& a, float x, int64_t channel = 0) {
     switch (a.kind) {
         case graph::ActKind::None: return x;
         // NaN stays NaN, as in PyTorch and NumPy (std::max and std::min keep it only as their
@@ -26,6 +27,12 @@ inline float applyActivation(const graph::Activation& a, float x) {
             const double v = x, k = std::sqrt(2.0 / 3.14159265358979323846);
             return static_cast<float>(0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))));
         }
+        case graph::ActKind::HardSigmoid:
+            return std::isnan(x) ? x : std::clamp(a.alpha * x + a.beta, 0.0f, 1.0f);
+        case graph::ActKind::HardSwish: return std::isnan(x) ? x : x * std::clamp(x / 6.0f + 0.5f, 0.0f, 1.0f);
+        case graph::ActKind::PRelu:
+            if (a.slopes.empty()) fail(ErrorCode::Internal, "a fused PRelu without slopes");
+            return x >= 0.0f ? x : x * a.slopes[static_cast<size_t>(channel) % a.slopes.size()];
     }
     return x;
 }
@@ -44,6 +51,12 @@ inline bool attributeActivation(const graph::Node& n, graph::Activation* a) {
     } else if (n.opType == "LeakyRelu") {
         a->kind = ActKind::LeakyRelu;
         a->alpha = n.attrFloat("alpha", 0.01f);
+    } else if (n.opType == "HardSigmoid") {
+        a->kind = ActKind::HardSigmoid;
+        a->alpha = n.attrFloat("alpha", 0.2f);
+        a->beta = n.attrFloat("beta", 0.5f);
+    } else if (n.opType == "HardSwish") {
+        a->kind = ActKind::HardSwish;
     } else if (n.opType == "Gelu") {
         const std::string approximate = n.attrString("approximate", "none");
         if (approximate != "none" && approximate != "tanh")

@@ -93,10 +93,39 @@ bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
                 (i == 1 ? act->alpha : act->beta) = static_cast<float>(t->getDouble(0));
             }
         }
+    } else if (n.opType == "PRelu") {
+        // One slope: a LeakyRelu. One per channel (axis 1, broadcast over the rest): PRelu.
+        const Tensor* slope = constantInput(g, n, 1);
+        if (!slope || n.inputs[0] < 0) return false;
+        if (slope->elementCount() == 1) {
+            act->kind = ActKind::LeakyRelu;
+            act->alpha = static_cast<float>(slope->getDouble(0));
+        } else {
+            const graph::Shape& x = g.values[n.inputs[0]].shape;
+            graph::Shape s = slope->shape();
+            if (x.size() < 2 || s.size() > x.size() || slope->elementCount() != x[1]) return false;
+            s.insert(s.begin(), x.size() - s.size(), 1);
+            for (size_t a = 0; a < s.size(); ++a)
+                if (s[a] != (a == 1 ? x[1] : 1)) return false;
+            act->kind = ActKind::PRelu;
+            for (int64_t c = 0; c < slope->elementCount(); ++c)
+                act->slopes.push_back(static_cast<float>(slope->getDouble(c)));
+        }
     } else {
         return false;
     }
     return g.values[n.inputs[0]].dtype == DataType::Float32;
+}
+
+// A per-channel PRelu after a convolution that stores a fused DepthToSpace: its slopes per
+// channel before the shuffle (CRD: channel c r^2 + i r + j is c; DCR: (i r + j) C + c is c).
+std::vector<float> slopesBeforeShuffle(const Node& conv, const std::vector<float>& slopes) {
+    if (conv.depthToSpace == 0) return slopes;
+    const int64_t rr = conv.depthToSpace * conv.depthToSpace, C = static_cast<int64_t>(slopes.size());
+    std::vector<float> out(static_cast<size_t>(C * rr));
+    for (int64_t oc = 0; oc < C * rr; ++oc)
+        out[static_cast<size_t>(oc)] = slopes[static_cast<size_t>(conv.depthToSpaceCrd ? oc / rr : oc % C)];
+    return out;
 }
 
 }  // namespace
@@ -196,6 +225,12 @@ void fuseActivations(Graph& g) {
                                 "InstanceNormalization", "GroupNormalization"});
         if (!p || p->activation.kind != ActKind::None) continue;
         if (hasExtraOutputs(*p)) continue;
+        if (act.kind == ActKind::PRelu) {
+            // Only the convolutions read a slope per channel (beside their bias, which must
+            // then be a constant the lowering can pack with the slopes).
+            if (p->opType != "Conv" || (p->input(2) >= 0 && !constantInput(g, *p, 2))) continue;
+            act.slopes = slopesBeforeShuffle(*p, act.slopes);
+        }
         p->activation = act;
         absorb(g, *p, actNode);
     }

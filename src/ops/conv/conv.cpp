@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ops/activation.h"
+#include "ops/cpu_copy.h"
 #include "ops/conv/depthwise.h"
 #include "ops/conv/select.h"
 #include "ops/emit.h"
@@ -56,12 +57,29 @@ void evalConv(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
                         }
                     int64_t idx = ((bt * g.M + oc) * g.OH + oy) * g.OW + ox;
                     if (r) acc += r[idx];
-                    y[idx] = applyActivation(n.activation, static_cast<float>(acc));
+                    y[idx] = applyActivation(n.activation, static_cast<float>(acc), oc);
                 }
         }
 }
 
-void lowerConv(LowerContext& ctx, const Node& n) {
+// The bias binding of a conv with a fused PRelu: its M biases, then the M slopes, in the
+// kernel's type (shaders/common.glsl, SLOPE_OF).
+int biasAndSlopes(LowerContext& ctx, const Node& n, int bias, int64_t M, DataType type) {
+    const auto& slopes = n.activation.slopes;
+    if (static_cast<int64_t>(slopes.size()) != M)
+        fail(ErrorCode::Internal, "{}: a fused PRelu has {} slopes for {} output channels", n.describe(), slopes.size(), M);
+    const Tensor* b = bias >= 0 ? &*ctx.value(bias).constant : nullptr;
+    Tensor packed(DataType::Float32, {2 * M});
+    for (int64_t c = 0; c < M; ++c) {
+        packed.as<float>()[c] = b ? static_cast<float>(b->getDouble(c)) : 0.0f;
+        packed.as<float>()[M + c] = slopes[static_cast<size_t>(c)];
+    }
+    return ctx.addConstant(n.name + "_bias_slopes", type == DataType::Float32 ? packed : castTensor(n, packed, type));
+}
+
+// `siblings`: of the model's node (ops::parallelSiblings), also when `n` is the unshuffled
+// copy below, so that the kernel agrees with the layout planner's.
+void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
     requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
@@ -73,7 +91,7 @@ void lowerConv(LowerContext& ctx, const Node& n) {
     problem.constantWeights = ctx.value(n.inputs[1]).constant.has_value();
     problem.residual = n.input(3) >= 0;
     problem.shuffle = depthToSpaceShuffle(n);
-    problem.siblings = parallelSiblings(ctx, n, n.inputs[0]);
+    problem.siblings = siblings;
     problem.inNhwc = ctx.channelsLast(n.inputs[0]);
     problem.outNhwc = ctx.channelsLast(n.outputs[0]);
     const ConvChoice choice = selectConv(problem, ctx.target());
@@ -83,12 +101,17 @@ void lowerConv(LowerContext& ctx, const Node& n) {
         graph::Node conv = n;
         conv.depthToSpace = 0;
         conv.outputs[0] = ctx.addScratch(n.name + "_unshuffled", type, outputShape(g, false));
-        lowerConv(ctx, conv);
+        lowerConvWith(ctx, conv, siblings);
         emitDepthToSpace(ctx, n, conv.outputs[0], n.outputs[0], n.depthToSpace, n.depthToSpaceCrd);
         return;
     }
     int bias = n.input(2);
-    if (bias < 0) bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
+    if (n.activation.kind == graph::ActKind::PRelu) {
+        if (bias >= 0 && !ctx.value(bias).constant) unsupported(n, "a fused PRelu needs a constant bias");
+        bias = biasAndSlopes(ctx, n, bias, g.M, type);
+    } else if (bias < 0) {
+        bias = ctx.addConstant(n.name + "_zero_bias", Tensor(type, {g.M}));
+    }
     const int residual = n.input(3);
     switch (choice.kernel) {
         case ConvKernel::SmallGrid: return lowerSmallGridConv(ctx, n, g, choice.smallGrid, bias, residual, type);
@@ -105,6 +128,8 @@ void lowerConv(LowerContext& ctx, const Node& n) {
             return lowerPortableConv(ctx, n, g, choice.portable, choice.splits, choice.kChunk, bias, residual, type);
     }
 }
+
+void lowerConv(LowerContext& ctx, const Node& n) { lowerConvWith(ctx, n, parallelSiblings(ctx, n, n.inputs[0])); }
 
 }  // namespace
 
