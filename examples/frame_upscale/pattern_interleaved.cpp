@@ -28,7 +28,8 @@ public:
         check(context.status(), "wrapping the renderer's device");
         context_ = std::make_unique<vkinfer::Context>(std::move(context).value());
         vkinfer::SessionOptions options;
-        options.framesInFlight = kSlots;  // one vkinfer frame slot per renderer frame in flight
+        options.framesInFlight = slotCount();  // one vkinfer frame slot per renderer frame in flight
+        options.precision = config.precision;
         auto session = vkinfer::Session::create(*context_, *config.model, options);
         check(session.status(), "creating the session");
         session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
@@ -41,7 +42,7 @@ public:
         if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
             throw DemoError("'" + host.deviceName +
                             "' cannot use R8G8B8A8_UNORM storage images (vkinfer's ImageOutput)");
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             upscaled_[i] = host.createImage(2 * W, 2 * H, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
             slots_[i].compositeSet = compositePass_.createSet(slots_[i].scene.view, upscaled_[i].view, VK_NULL_HANDLE);
         }
@@ -58,11 +59,11 @@ public:
     std::string describe() const override {
         return "interleaved: one command buffer per frame on the renderer's device (scene pass, recordInference "
                "with ImageInput/ImageOutput, composite pass), " +
-               std::to_string(kSlots) + " frames in flight with per-frame fences";
+               std::to_string(slotCount()) + " frames in flight with per-frame fences";
     }
 
-    void submit(uint32_t frame) override {
-        const uint32_t slot = nextSlot(frame);
+protected:
+    void submitFront(uint32_t frame, uint32_t slot) override {
         Slot& s = slots_[slot];
         VkCommandBuffer cmd = s.cmd;
         begin(cmd);
@@ -104,8 +105,7 @@ public:
         submitOne(cmd, s.fence);
     }
 
-    FrameOutput collect(uint32_t frame) override {
-        const uint32_t slot = slotOf(frame);
+    FrameOutput collectSlot(uint32_t slot) override {
         Slot& s = slots_[slot];
         waitFence(s.fence);
         FrameTimes& t = s.times;
@@ -122,7 +122,7 @@ public:
 private:
     std::unique_ptr<vkinfer::Context> context_;
     std::unique_ptr<vkinfer::Session> session_;
-    std::array<GpuImage, kSlots> upscaled_;
+    std::array<GpuImage, kMaxSlots> upscaled_;
 };
 
 }  // namespace
