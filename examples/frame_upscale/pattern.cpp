@@ -86,6 +86,27 @@ Pattern::Pattern(VulkanHost& host, const PatternConfig& config, bool modelFromBu
     }
 }
 
+void Pattern::openHostSession(vkinfer::SessionQueue queue) {
+    VkFormatProperties props;
+    vkGetPhysicalDeviceFormatProperties(host_.physical, VK_FORMAT_R8G8B8A8_UNORM, &props);
+    if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+        throw DemoError("'" + host_.deviceName + "' cannot use R8G8B8A8_UNORM storage images (vkinfer's ImageOutput)");
+    auto context = vkinfer::wrapHostDevice(host_.hostDevice());
+    check(context.status(), "wrapping the renderer's device");
+    hostContext_ = std::make_unique<vkinfer::Context>(std::move(context).value());
+    vkinfer::SessionOptions options;
+    options.framesInFlight = slotCount();  // one vkinfer frame slot per renderer frame in flight
+    options.precision = config_.precision;
+    options.queue = queue;
+    auto session = vkinfer::Session::create(*hostContext_, *config_.model, options);
+    check(session.status(), "creating the session");
+    hostSession_ = std::make_unique<vkinfer::Session>(std::move(session).value());
+    const uint32_t W = config_.width, H = config_.height;
+    requireUpscaleOutput(*hostSession_, inputName_, W, H);
+    // Compiles the plan and uploads the weights (on the session's queue) before the first frame.
+    check(hostSession_->prepare({{inputName_, {1, 3, H, W}}}), "preparing the session");
+}
+
 uint32_t Pattern::nextSlot(uint32_t frame) {
     uint32_t slot = static_cast<uint32_t>(submissions_++ % slots_.size());
     if (slotFrame_[slot] >= 0)
@@ -122,7 +143,9 @@ FrameOutput Pattern::collect(uint32_t frame) {
 }
 
 Pattern::~Pattern() {
-    vkDeviceWaitIdle(host_.device);
+    vkDeviceWaitIdle(host_.device);  // the recorded work must finish before the session goes (interop.h)
+    hostSession_.reset();
+    hostContext_.reset();
     for (Slot& s : slots_) {
         host_.destroy(s.scene);
         host_.destroy(s.composite);

@@ -136,6 +136,14 @@ protected:
     std::vector<Slot> slots_;
     std::string inputName_, outputName_;
 
+    // vkinfer on the renderer's own device (wrapHostDevice: the interleaved and async
+    // patterns): a session with a frame slot per pattern slot on `queue`, prepared for the
+    // frame (plan compiled, weights uploaded), after checking that the device stores the
+    // RGBA8 images vkinfer's ImageOutput writes.
+    void openHostSession(vkinfer::SessionQueue queue);
+    std::unique_ptr<vkinfer::Context> hostContext_;
+    std::unique_ptr<vkinfer::Session> hostSession_;
+
 private:
     // Slots go in turn, submission after submission (as vkinfer's frame slots do for
     // Session::submit), so a warm-up frame keeps them in step.

@@ -48,27 +48,11 @@ public:
         if (!host.requirements->features12().timelineSemaphore)
             throw DemoError("the async pattern orders its queues with timeline semaphores, which '" + host.deviceName +
                             "' does not offer");
-        auto context = vkinfer::wrapHostDevice(host.hostDevice());
-        check(context.status(), "wrapping the renderer's device");
-        context_ = std::make_unique<vkinfer::Context>(std::move(context).value());
-        vkinfer::SessionOptions options;
-        options.framesInFlight = slotCount();
-        options.precision = config.precision;
-        options.queue = vkinfer::SessionQueue::AsyncCompute;
-        auto session = vkinfer::Session::create(*context_, *config.model, options);
-        check(session.status(), "creating the session");
-        session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
-        if (session_->queue().family != host.computeFamily)
-            throw DemoError("the session runs on queue family " + std::to_string(session_->queue().family) +
+        openHostSession(vkinfer::SessionQueue::AsyncCompute);
+        if (hostSession_->queue().family != host.computeFamily)
+            throw DemoError("the session runs on queue family " + std::to_string(hostSession_->queue().family) +
                             ", not the compute queue's " + std::to_string(host.computeFamily));
         const uint32_t W = config.width, H = config.height;
-        requireUpscaleOutput(*session_, inputName_, W, H);
-        // Compiles the plan and uploads the weights on the compute queue before the first frame.
-        check(session_->prepare({{inputName_, {1, 3, H, W}}}), "preparing the session");
-        VkFormatProperties props;
-        vkGetPhysicalDeviceFormatProperties(host.physical, VK_FORMAT_R8G8B8A8_UNORM, &props);
-        if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
-            throw DemoError("'" + host.deviceName + "' cannot use R8G8B8A8_UNORM storage images (vkinfer's ImageOutput)");
         for (uint32_t i = 0; i < slotCount(); ++i) {
             upscaled_[i] = host.createImage(2 * W, 2 * H, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
                                             VK_FORMAT_R8G8B8A8_UNORM, concurrentFamilies(host, config));
@@ -83,9 +67,7 @@ public:
     }
 
     ~Async() override {
-        vkDeviceWaitIdle(host_.device);  // the recorded work must finish before the session goes
-        session_.reset();
-        context_.reset();
+        vkDeviceWaitIdle(host_.device);  // the recorded work must finish before its resources go
         for (uint32_t i = 0; i < slotCount(); ++i) {
             host_.destroy(upscaled_[i]);
             vkFreeCommandBuffers(host_.device, host_.computePool, 1, &cmdI_[i]);
@@ -98,7 +80,7 @@ public:
     std::string describe() const override {
         std::string s = "async: vkinfer on the renderer's device, recordInference submitted to the queue "
                         "chooseAsyncComputeQueue picked: " + host_.asyncChoice.description +
-                        ". Session::queue(): " + session_->queue().description;
+                        ". Session::queue(): " + hostSession_->queue().description;
         s += host_.computeFamily == host_.family ? ". One queue family: no ownership transfers"
              : transfers_                        ? ". Images exclusive, with queue family ownership transfers"
                                                  : ". Images shared concurrently by both queue families";
@@ -122,7 +104,7 @@ protected:
         scenePass_.record(a, s.scene, frame);
         if (config_.keepScene) recordSceneReadback(a, s);
         timer_.stamp(a, slot, kScene, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
-        check(vkinfer::recordReleaseToSession(*session_, a, io), "recording the release of frame " + std::to_string(frame));
+        check(vkinfer::recordReleaseToSession(*hostSession_, a, io), "recording the release of frame " + std::to_string(frame));
         DEMO_VK(vkEndCommandBuffer(a));
         const uint64_t value = ++submitted_;
         values_[slot] = value;
@@ -131,7 +113,7 @@ protected:
         // I: inference on the compute queue, after the render.
         VkCommandBuffer i = cmdI_[slot];
         begin(i);
-        check(vkinfer::recordInference(*session_, i, io), "recording the inference of frame " + std::to_string(frame));
+        check(vkinfer::recordInference(*hostSession_, i, io), "recording the inference of frame " + std::to_string(frame));
         DEMO_VK(vkEndCommandBuffer(i));
         submitWithTimeline(host_.computeQueue, i, rendered_, value, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, inferred_, value,
                            VK_NULL_HANDLE);
@@ -143,7 +125,7 @@ protected:
         VkCommandBuffer b = cmdB_[slot];
         begin(b);
         timer_.stamp(b, slot, kCompositeStart, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-        check(vkinfer::recordAcquireFromSession(*session_, b, frameIO(slot)),
+        check(vkinfer::recordAcquireFromSession(*hostSession_, b, frameIO(slot)),
               "recording the acquire of frame " + std::to_string(frame));
         recordCompositeAndReadback(b, s, frame);
         timer_.stamp(b, slot, kDone, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
@@ -232,8 +214,6 @@ private:
 
     const bool transfers_;  // exclusive images across two families: ownership transfers
     bool engineStamps_ = false;
-    std::unique_ptr<vkinfer::Context> context_;
-    std::unique_ptr<vkinfer::Session> session_;
     std::array<GpuImage, kMaxSlots> upscaled_;
     std::array<VkCommandBuffer, kMaxSlots> cmdI_{}, cmdB_{};
     VkSemaphore rendered_ = VK_NULL_HANDLE, inferred_ = VK_NULL_HANDLE;  // timelines: the frame's number
