@@ -237,8 +237,9 @@ struct RecordIO {
 };
 
 // Records pre-processing, inference and post-processing into the host's command buffer,
-// which must be in the recording state, outside a render pass, for a queue of the context's
-// family. The engine never submits. Afterwards the compute pipeline, the descriptor sets
+// which must be in the recording state, outside a render pass, for a queue of the session's
+// family (Session::queue().family: queueFamilyIndex, or computeQueueFamilyIndex for an
+// asynchronous-compute session). The engine never submits. Afterwards the compute pipeline, the descriptor sets
 // bound at VK_PIPELINE_BIND_POINT_COMPUTE and compute push constants are the engine's: the
 // host must rebind its own before its next dispatch. Graphics state is untouched.
 Status recordInference(Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
