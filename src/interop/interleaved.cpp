@@ -78,14 +78,6 @@ void bufferBarrier(VkCommandBuffer cmd, VkBuffer buffer, VkDeviceSize offset, Vk
 // TOP_OF_PIPE with no access means "nothing before": still a valid source scope.
 VkPipelineStageFlags stagesOr(VkPipelineStageFlags s, VkPipelineStageFlags fallback) { return s ? s : fallback; }
 
-// A state on another queue family (asynchronous compute, interop/queue_transfer.h) is
-// ordered by the host's semaphores: this queue's barrier starts at its top (or ends at its
-// bottom) of pipe, since the declared stages belong to the other queue.
-ImageState onThisQueue(ImageState st, uint32_t family, VkPipelineStageFlags edge) {
-    if (interop::onOtherFamily(st.queueFamily, family)) st.stages = edge, st.access = 0;
-    return st;
-}
-
 size_t indexOf(const std::vector<TensorDesc>& descs, const std::string& name, const char* what) {
     for (size_t i = 0; i < descs.size(); ++i)
         if (descs[i].name == name) return i;
@@ -158,10 +150,15 @@ std::vector<int64_t> imageInputShape(const TensorDesc& d, const HostImage& img) 
 
 }  // namespace
 
-Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io) {
+Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& hostIO) {
     if (!session.impl()) return Status(ErrorCode::InvalidArgument, "recordInference: the session is empty");
     return detail::guardDevice(*session.impl()->context.impl(), "recordInference", [&] {
         detail::SessionImpl& s = *session.impl();
+        // Resources the host uses on another queue family (asynchronous compute): vkinfer's
+        // halves of their ownership transfers, and the states as this queue sees them, which
+        // everything below records its barriers from (interop/queue_transfer.h).
+        const interop::OwnershipTransfers transfers = interop::ownershipTransfers(hostIO, s.queue().family);
+        const RecordIO io = interop::onSessionQueue(hostIO, s.queue().family);
         detail::ContextImpl& ctx = s.ctx();
         const Model& model = s.model;
         if (!cmd) fail(ErrorCode::InvalidArgument, "recordInference: the command buffer is null");
@@ -218,10 +215,6 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         PreparedPlan& plan = s.planFor(unwrap(model.resolveShapes(given)), nullptr, {}, defaulted);
         const plan::CompiledPlan& cp = plan.plan();
         FrameSlot& slot = plan.slot(io.frame);
-        // Resources the host uses on another queue family (asynchronous compute).
-        const uint32_t family = s.queue().family;
-        const interop::OwnershipTransfers transfers = interop::ownershipTransfers(io, family);
-        using interop::OwnershipTransfers;
         plan.waitIdle(slot);  // only the engine's own submissions; the host fences its own
 
         // Check everything before recording anything.
@@ -285,6 +278,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                               VK_ACCESS_TRANSFER_WRITE_BIT);
         plan.recordWeightUpload(cmd, slot);
+        for (const auto& t : transfers.toSession) interop::recordAcquire(cmd, t);
         auto stamp = [&](uint32_t k, VkPipelineStageFlagBits stage) {
             if (io.timestampPool) vkCmdWriteTimestamp(cmd, stage, io.timestampPool, io.firstTimestamp + k);
         };
@@ -311,33 +305,24 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             size_t i = indexOf(model.inputs(), name, "input");
             int alloc = cp.inputAlloc(static_cast<int>(i));
             VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
-            if (const auto* t = OwnershipTransfers::find(transfers.toSession, b.buffer))
-                interop::recordAcquire(cmd, *t);
-            else
-                bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
-                              b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                          b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
             VkBufferCopy copy{b.offset, 0, bytes};
             if (bytes) vkCmdCopyBuffer(cmd, b.buffer, plan.buffer(slot, alloc), 1, &copy);
             // The host's next use of its buffer ("after") waits for this read. It was ignored,
             // leaving the write-after-read to barriers that happen to follow for other reasons
             // (they reach compute and transfer only, not e.g. a fragment-shader write).
-            if (const auto* t = OwnershipTransfers::find(transfers.fromSession, b.buffer))
-                interop::recordRelease(cmd, *t);
-            else
-                bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                              stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                          stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
         }
         for (const auto& [name, in] : io.imageInputs) {
             size_t i = indexOf(model.inputs(), name, "input");
             int alloc = cp.inputAlloc(static_cast<int>(i));
             bool sampled = in.access == ImageAccess::Sampled;
-            VkImageLayout readLayout = interop::inputUse(in.access).layout;
-            if (const auto* t = OwnershipTransfers::find(transfers.toSession, in.image.image))
-                interop::recordAcquire(cmd, *t);
-            else
-                imageBarrier(cmd, in.image.image, in.before.layout, readLayout,
-                             stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+            VkImageLayout readLayout = sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+            imageBarrier(cmd, in.image.image, in.before.layout, readLayout,
+                         stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
             using From = kernels::image_to_tensor::From;
             const kernels::KernelId kernel = kernels::image_to_tensor::variant(
                 sampled                                            ? From::sampled
@@ -375,13 +360,9 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
             size_t k = indexOf(model.outputs(), name, "output");
             routed[k] = 1;
             int alloc = cp.outputAlloc(static_cast<int>(k));
-            const ImageState before = onThisQueue(out.before, family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-            if (const auto* t = OwnershipTransfers::find(transfers.toSession, out.image.image))
-                interop::recordAcquire(cmd, *t);
-            else
-                imageBarrier(cmd, out.image.image, before.layout, VK_IMAGE_LAYOUT_GENERAL,
-                             stagesOr(before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), before.access,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+            imageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
+                         stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
             using To = kernels::tensor_to_image::To;
             const kernels::KernelId kernel = kernels::tensor_to_image::variant(
                 ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? To::none
@@ -404,31 +385,22 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                            out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);
             // "after" UNDEFINED leaves the image in GENERAL, as for inputs (UNDEFINED is not a
             // valid newLayout).
-            if (const auto* t = OwnershipTransfers::find(transfers.fromSession, out.image.image))
-                interop::recordRelease(cmd, *t);
-            else
-                imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL,
-                             out.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : out.after.layout,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                             stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
+            imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL,
+                         out.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : out.after.layout,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
         }
         for (const auto& [name, b] : io.bufferOutputs) {
             size_t k = indexOf(model.outputs(), name, "output");
             routed[k] = 1;
             int alloc = cp.outputAlloc(static_cast<int>(k));
             VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
-            if (const auto* t = OwnershipTransfers::find(transfers.toSession, b.buffer))
-                interop::recordAcquire(cmd, *t);
-            else
-                bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
-                              b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                          b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
             VkBufferCopy copy{0, b.offset, bytes};
             if (bytes) vkCmdCopyBuffer(cmd, plan.buffer(slot, alloc), b.buffer, 1, &copy);
-            if (const auto* t = OwnershipTransfers::find(transfers.fromSession, b.buffer))
-                interop::recordRelease(cmd, *t);
-            else
-                bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                              stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
+            bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                          stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
         }
         bool readback = false;
         for (size_t k = 0; k < model.outputs().size(); ++k) {
@@ -447,15 +419,14 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                               VK_ACCESS_HOST_READ_BIT);
         // Input images go back to the state the host needs next.
         for (const auto& [name, in] : io.imageInputs) {
-            VkImageLayout readLayout = interop::inputUse(in.access).layout;
-            if (const auto* t = OwnershipTransfers::find(transfers.fromSession, in.image.image))
-                interop::recordRelease(cmd, *t);
-            else
-                imageBarrier(cmd, in.image.image, readLayout,
-                             in.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? readLayout : in.after.layout,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
-                             stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
+            VkImageLayout readLayout =
+                in.access == ImageAccess::Sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
+            imageBarrier(cmd, in.image.image, readLayout,
+                         in.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? readLayout : in.after.layout,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                         stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
         }
+        for (const auto& t : transfers.fromSession) interop::recordRelease(cmd, t);
         s.framePlan[io.frame] = &plan;
         plan.pinned = true;  // the host may be executing this recording for a while
     });

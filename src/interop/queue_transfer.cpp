@@ -152,6 +152,26 @@ OwnershipTransfers ownershipTransfers(const RecordIO& io, uint32_t family) {
     return t;
 }
 
+RecordIO onSessionQueue(RecordIO io, uint32_t family) {
+    constexpr VkPipelineStageFlags kTop = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
+    constexpr VkPipelineStageFlags kBottom = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
+    auto image = [&](ImageState& before, ImageState& after, ImageUse use) {
+        if (onOtherFamily(before.queueFamily, family))
+            before = before.layout == VK_IMAGE_LAYOUT_UNDEFINED ? ImageState{VK_IMAGE_LAYOUT_UNDEFINED, kTop, 0}
+                                                                : ImageState{use.layout, use.stages, use.access};
+        if (onOtherFamily(after.queueFamily, family)) after = {use.layout, kBottom, 0};
+    };
+    for (auto& [name, in] : io.imageInputs) image(in.before, in.after, inputUse(in.access));
+    for (auto& [name, out] : io.imageOutputs) image(out.before, out.after, outputUse());
+    auto buffer = [&](BufferState& before, BufferState& after, VkAccessFlags copyAccess) {
+        if (onOtherFamily(before.queueFamily, family)) before = {VK_PIPELINE_STAGE_TRANSFER_BIT, copyAccess};
+        if (onOtherFamily(after.queueFamily, family)) after = {kBottom, 0};
+    };
+    for (auto& [name, b] : io.bufferInputs) buffer(b.before, b.after, VK_ACCESS_TRANSFER_READ_BIT);
+    for (auto& [name, b] : io.bufferOutputs) buffer(b.before, b.after, VK_ACCESS_TRANSFER_WRITE_BIT);
+    return io;
+}
+
 void recordRelease(VkCommandBuffer cmd, const OwnershipTransfer& t) { record(cmd, t, true); }
 void recordAcquire(VkCommandBuffer cmd, const OwnershipTransfer& t) { record(cmd, t, false); }
 

@@ -3,7 +3,9 @@
 // has two halves, a release on the family that gives the resource up and an acquire on the one
 // that takes it, which must name the same resource, families and layouts: both halves are
 // derived here from the RecordIO, vkinfer's (in recordInference) and the host's
-// (recordReleaseToSession / recordAcquireFromSession), so they cannot disagree.
+// (recordReleaseToSession / recordAcquireFromSession), so they cannot disagree. vkinfer records
+// its acquires first and its releases last; in between it sees the resources as
+// onSessionQueue rewrites the states.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -54,6 +56,13 @@ ImageUse outputUse();
 
 // The transfers `io` needs on a session running on queue family `family`.
 OwnershipTransfers ownershipTransfers(const RecordIO& io, uint32_t family);
+
+// `io` as that session's queue sees it, for recordInference's own barriers: a "before" on
+// another family becomes the state its acquire leaves (vkinfer's use: layout, stage, access),
+// or, for an output whose contents are discarded, the top of the pipe; an "after" on another
+// family becomes vkinfer's use ending at the bottom of the pipe, which its release (recorded
+// last) then takes to the host's state. No state names another family afterwards.
+RecordIO onSessionQueue(RecordIO io, uint32_t family);
 
 void recordRelease(VkCommandBuffer cmd, const OwnershipTransfer& t);
 void recordAcquire(VkCommandBuffer cmd, const OwnershipTransfer& t);

@@ -1,6 +1,6 @@
 // The queue family ownership transfers of recordInference (interop/queue_transfer.h), from a
-// RecordIO alone: which resources get one, and that vkinfer's half and the host's half name
-// the same families and layouts. (Recording them needs a device with two queue families: the
+// RecordIO alone: which resources get one, that vkinfer's half and the host's half name the
+// same families and layouts, and what recordInference's own barriers see between them. (Recording them needs a device with two queue families: the
 // demo's async pattern does that on the GPU machine, vkinfer_demo --pattern async --check.)
 #include <gtest/gtest.h>
 
@@ -130,6 +130,43 @@ TEST(QueueTransfer, BuffersTransferFromTheirOffsetWithTheCopysAccess) {
     ASSERT_NE(out, nullptr);
     EXPECT_EQ(out->releaseAccess, VkAccessFlags(VK_ACCESS_TRANSFER_WRITE_BIT));
     EXPECT_EQ(out->acquireAccess, VkAccessFlags(VK_ACCESS_SHADER_READ_BIT));
+}
+
+// What recordInference's own barriers see between its acquires and its releases: no state on
+// another family, each in the layout its transfer leaves or starts from.
+TEST(QueueTransfer, TheSessionsQueueSeesItsOwnUse) {
+    RecordIO io;
+    io.imageInputs = {{"input", sceneInput(kGraphics)}};
+    io.imageOutputs = {{"output", upscaledOutput(kGraphics)}};
+    BufferOutput bo;
+    bo.buffer = fake<VkBuffer>(0x40);
+    bo.before = {VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, kGraphics};
+    bo.after = {VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, kGraphics};
+    io.bufferOutputs = {{"output", bo}};
+    const RecordIO seen = interop::onSessionQueue(io, kCompute);
+    const ImageInput& in = seen.imageInputs[0].second;
+    EXPECT_EQ(in.before.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL) << "where the acquire left it";
+    EXPECT_EQ(in.before.stages, VkPipelineStageFlags(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT));
+    EXPECT_EQ(in.before.queueFamily, VK_QUEUE_FAMILY_IGNORED);
+    EXPECT_EQ(in.after.layout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL) << "where the release starts";
+    EXPECT_EQ(in.after.stages, VkPipelineStageFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT));
+    EXPECT_EQ(in.after.access, 0u);
+    const ImageOutput& out = seen.imageOutputs[0].second;
+    EXPECT_EQ(out.before.layout, VK_IMAGE_LAYOUT_UNDEFINED) << "discarded contents, no acquire";
+    EXPECT_EQ(out.before.stages, VkPipelineStageFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT)) << "the graphics stage is not this queue's";
+    EXPECT_EQ(out.after.layout, VK_IMAGE_LAYOUT_GENERAL);
+    EXPECT_EQ(out.after.queueFamily, VK_QUEUE_FAMILY_IGNORED);
+    const BufferOutput& buf = seen.bufferOutputs[0].second;
+    EXPECT_EQ(buf.before.stages, VkPipelineStageFlags(VK_PIPELINE_STAGE_TRANSFER_BIT));
+    EXPECT_EQ(buf.before.access, VkAccessFlags(VK_ACCESS_TRANSFER_WRITE_BIT));
+    EXPECT_EQ(buf.after.stages, VkPipelineStageFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT));
+    // States of the session's own family, or IGNORED, are left as they are.
+    RecordIO own;
+    own.imageInputs = {{"input", sceneInput(VK_QUEUE_FAMILY_IGNORED)}};
+    const RecordIO same = interop::onSessionQueue(own, kCompute);
+    EXPECT_EQ(same.imageInputs[0].second.before.layout, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    EXPECT_EQ(same.imageInputs[0].second.before.stages,
+              VkPipelineStageFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT));
 }
 
 }  // namespace
