@@ -1,162 +1,296 @@
-// Time per frame of the three integration patterns for one model and frame size, split into
-// transfer, synchronization and inference (docs/BENCHMARKS.md):
+// Time per frame of the integration patterns side by side, in one process on one device: the
+// demo renderer's frame (examples/frame_upscale: a scene pass, the model's 2x upscale, a
+// composite pass) in each pattern, for any 2x upscaler with an [N, 3, H, W] float input
+// (docs/BENCHMARKS.md). Per run, medians over the frames after one warm-up frame:
 //
-//   separate context  Session::run on a CPU tensor. transfer = host copies into and out of
-//                     staging + the GPU copies staging <-> tensors; inference = GPU time of
-//                     the dispatches; synchronization = the rest of the wall time (submit,
-//                     fence wait, command buffer overhead).
-//   shared resources  input and output live in memory imported from an exporter (here the
-//                     engine's own exportable buffers, imported by a second session), so no
-//                     copy is made: submit({}) + wait. Same split.
-//   interleaved       recordInference into the host's command buffer with an RGBA8 image in
-//                     and out. transfer = the pre- and post-processing kernels; inference as
-//                     above; synchronization = the rest of the wall time (recording, the
-//                     barriers and layout transitions, the host's submit and fence wait).
+//   render     the renderer's GPU work: scene and composite passes (and the copy out with --check)
+//   transfer   moving the frame between the renderer's images and the model's tensors
+//   inference  the model's dispatches (GPU timestamps)
+//   handoff    the frame's period beyond the GPU work: the synchronization between renderer and
+//              inference (host waits, semaphore waits, recording and submission that no GPU
+//              work hides). For the async pattern, whose render runs beside the inference, the
+//              period beyond max(render, transfer + inference)
+//   frame      the period: from one frame's completion to the next's, with the pattern's
+//              frames in flight
+//   cpu        the host's time submitting the frame (recording, submissions, and the waits of
+//              patterns that wait on the host), which frames in flight hide from the period
 //
-//   vkinfer_patterns MODEL [WIDTH HEIGHT [ITERATIONS]]      (default 960 540 20)
-#include <algorithm>
-#include <chrono>
+// It runs every combination of the lists given (--sharing only matters to async, --order only
+// to shared and async). The old form `vkinfer_patterns MODEL W H FRAMES` still works.
+#include <vkinfer/vkinfer.h>
+
 #include <cstdio>
-#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include <vkinfer/interop.h>
-#include <vkinfer/vkinfer.h>
-
-#include "host.h"
+#include "frame_check.h"
+#include "frame_loop.h"
+#include "option_values.h"
+#include "pattern.h"
+#include "vk_util.h"
+#include "vulkan_host.h"
 
 namespace {
 
-struct Split {
-    double transfer = 0, sync = 0, inference = 0, wall = 0;
+using namespace demo;
+
+const char* kUsage =
+    "Usage: vkinfer_patterns MODEL [OPTIONS]      (or: vkinfer_patterns MODEL WIDTH HEIGHT FRAMES)\n"
+    "Runs the demo renderer's frame in each integration pattern with MODEL (a 2x upscaler, input [N,3,H,W]\n"
+    "float32) and prints the medians of render, transfer, inference, handoff, frame time and the host's submit\n"
+    "time (ms) per run.\n"
+    "Lists are comma-separated; every combination runs.\n"
+    "\n"
+    "  --pattern LIST    separate, shared, interleaved, async (default: all four)\n"
+    "  --size WxH        the rendered frame (default 960x540)\n"
+    "  --frames N        frames per run after one warm-up frame (default 50)\n"
+    "  --precision LIST  fp32, fp16 (default fp32)\n"
+    "  --scene-cost LIST extra shading rounds per pixel of the scene pass (default 0)\n"
+    "  --sharing LIST    async: exclusive (ownership transfers), concurrent (default exclusive)\n"
+    "  --order LIST      shared and async: pipelined (a frame's composite after the next frame's render),\n"
+    "                    serial (default pipelined)\n"
+    "  --device N        Vulkan device index\n"
+    "  --validate        validation layer with synchronization validation; any message fails (exit 1)\n"
+    "  --check           check every frame as vkinfer_demo --check does (model panel against Session::run)\n"
+    "  --json FILE       write every run's medians as JSON\n"
+    "  -h, --help        print this help\n";
+
+struct Options {
+    std::string model;
+    std::vector<PatternKind> patterns{PatternKind::Separate, PatternKind::Shared, PatternKind::Interleaved,
+                                      PatternKind::Async};
+    uint32_t width = 960, height = 540, frames = 50;
+    std::vector<vkinfer::Precision> precisions{vkinfer::Precision::Float32};
+    std::vector<uint32_t> sceneCosts{0};
+    std::vector<Sharing> sharings{Sharing::Exclusive};
+    std::vector<bool> pipelined{true};
+    int device = -1;
+    bool validate = false, check = false, help = false;
+    std::string json;
 };
 
-template <class T>
-T orExit(vkinfer::Result<T>&& r, const char* what) {
-    if (!r.ok()) {
-        std::fprintf(stderr, "%s: %s\n", what, r.status().toString().c_str());
-        std::exit(1);
+// Splits "a,b,c" and parses each with `one`; the first error wins.
+template <class T, class Parse>
+std::string list(const std::string& option, const std::string& value, std::vector<T>* out, Parse one) {
+    out->clear();
+    size_t start = 0;
+    while (true) {
+        size_t comma = value.find(',', start);
+        T v{};
+        std::string error = one(option, value.substr(start, comma - start), &v);
+        if (!error.empty()) return error;
+        out->push_back(v);
+        if (comma == std::string::npos) return "";
+        start = comma + 1;
     }
-    return std::move(r).value();
 }
-void orExit(const vkinfer::Status& s, const char* what) {
-    if (!s.ok()) {
-        std::fprintf(stderr, "%s: %s\n", what, s.toString().c_str());
-        std::exit(1);
+
+std::string parse(int argc, char** argv, Options& o) {
+    static const std::map<std::string, bool> known = {
+        {"--pattern", true},    {"--size", true},  {"--frames", true},   {"--precision", true}, {"--scene-cost", true},
+        {"--sharing", true},    {"--order", true}, {"--device", true},   {"--json", true},      {"--validate", false},
+        {"--check", false},     {"--help", false}, {"-h", false}};
+    std::vector<std::string> positional;
+    std::string error = option::walk(
+        argc, argv, known,
+        [&](const std::string& arg, const std::string& value) -> std::string {
+            if (arg == "--help" || arg == "-h") o.help = true;
+            else if (arg == "--validate") o.validate = true;
+            else if (arg == "--check") o.check = true;
+            else if (arg == "--pattern") return list(arg, value, &o.patterns, option::pattern);
+            else if (arg == "--size") return option::size(arg, value, &o.width, &o.height);
+            else if (arg == "--frames") return option::frames(arg, value, &o.frames);
+            else if (arg == "--precision") return list(arg, value, &o.precisions, option::precision);
+            else if (arg == "--scene-cost") return list(arg, value, &o.sceneCosts, option::sceneCost);
+            else if (arg == "--sharing") return list(arg, value, &o.sharings, option::sharing);
+            else if (arg == "--device") return option::device(arg, value, &o.device);
+            else if (arg == "--order")
+                return list(arg, value, &o.pipelined, [](const std::string& opt, const std::string& v, bool* p) {
+                    if (v != "pipelined" && v != "serial") return opt + " '" + v + "': expected pipelined or serial";
+                    *p = v == "pipelined";
+                    return std::string();
+                });
+            else if (value.empty()) return "option " + arg + " needs a non-empty value";
+            else o.json = value;
+            return "";
+        },
+        [&](const std::string& arg) {
+            positional.push_back(arg);
+            return std::string();
+        });
+    if (!error.empty() || o.help) return error;
+    if (positional.empty()) return "the model is missing (vkinfer_patterns MODEL [OPTIONS])";
+    o.model = positional[0];
+    if (positional.size() == 4) {  // the old form: MODEL WIDTH HEIGHT FRAMES
+        if (!(error = option::size("WIDTH HEIGHT", positional[1] + "x" + positional[2], &o.width, &o.height)).empty())
+            return error;
+        return option::frames("FRAMES", positional[3], &o.frames);
     }
+    if (positional.size() != 1) return "unexpected argument '" + positional[1] + "'";
+    return "";
 }
 
-double msSince(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+struct Run {
+    PatternConfig config;
+    uint32_t inFlight = 0;
+    FrameTimes median;
+    bool checked = true;
+    size_t engineMessages = 0;  // validation messages of vkinfer's own contexts
+    std::string path;
+};
+
+// One pattern for `frames` frames; the model panel of each frame checked with `checker`.
+// Nothing where the serial order was asked of a pattern that cannot pipeline here (one frame
+// in flight: the run would repeat the pipelined one).
+std::optional<Run> runOne(VulkanHost& host, const PatternConfig& config, uint32_t frames, FrameChecker* checker) {
+    Run r;
+    r.config = config;
+    std::unique_ptr<Pattern> pattern = makePattern(host, config);
+    r.inFlight = pattern->framesInFlight();
+    if (!config.pipelined && r.inFlight == 1) return std::nullopt;
+    r.path = pattern->describe();
+    std::vector<FrameTimes> times = runFrames(*pattern, frames, [](double) {}, [&](uint32_t k, FrameOutput& f) {
+        if (!checker) return;
+        CheckResult c = checker->check(f.scene, f.composite, f.layout);
+        if (!c.pass) std::printf("check frame %04u: %s\n", k, c.summary.c_str());
+        r.checked = r.checked && c.pass;
+    }).times;
+    r.median = medianTimes(times);
+    for (auto& m : pattern->engineMessages()) {
+        std::fprintf(stderr, "validation (vkinfer context): %s\n", m.c_str());
+        ++r.engineMessages;
+    }
+    return r;
 }
 
-Split median(std::vector<Split> v) {
-    auto pick = [&](double Split::*field) {
-        std::vector<double> x;
-        for (const auto& s : v) x.push_back(s.*field);
-        std::sort(x.begin(), x.end());
-        return x[x.size() / 2];
-    };
-    return {pick(&Split::transfer), pick(&Split::sync), pick(&Split::inference), pick(&Split::wall)};
+void printRow(const Run& r) {
+    const PatternConfig& c = r.config;
+    std::string variant = Pattern::name(c.kind);
+    if (c.kind == PatternKind::Async) variant += c.sharing == Sharing::Concurrent ? " concurrent" : " exclusive";
+    if ((c.kind == PatternKind::Async || c.kind == PatternKind::Shared) && r.inFlight > 1 && !c.pipelined)
+        variant += " serial";
+    const FrameTimes& t = r.median;
+    std::printf("| %-23s | %s | %5u | %u | %8.3f | %8.3f | %9.3f | %8.3f | %8.3f | %7.3f |\n", variant.c_str(),
+                vkinfer::precisionName(c.precision), c.sceneCost, r.inFlight, t.renderMs, t.transferMs, t.inferenceMs,
+                t.syncMs, t.totalMs, t.cpuMs);
+    std::fflush(stdout);
 }
 
-void print(const char* pattern, const Split& s) {
-    std::printf("| %-17s | %9.3f | %9.3f | %9.3f | %9.3f |\n", pattern, s.transfer, s.sync, s.inference, s.wall);
+nlohmann::json runJson(const Run& r) {
+    const FrameTimes& t = r.median;
+    return {{"pattern", Pattern::name(r.config.kind)},
+            {"precision", vkinfer::precisionName(r.config.precision)},
+            {"scene_cost", r.config.sceneCost},
+            {"sharing", r.config.sharing == Sharing::Concurrent ? "concurrent" : "exclusive"},
+            {"pipelined", r.config.pipelined},
+            {"frames_in_flight", r.inFlight},
+            {"path", r.path},
+            {"render_ms", t.renderMs},
+            {"transfer_ms", t.transferMs},
+            {"inference_ms", t.inferenceMs},
+            {"handoff_ms", t.syncMs},
+            {"frame_ms", t.totalMs},
+            {"cpu_ms", t.cpuMs},
+            {"overlapped", t.overlapped},
+            {"timestamps", t.known},
+            {"check_passed", r.checked}};
+}
+
+int run(const Options& o) {
+    auto model = vkinfer::Model::load(o.model);
+    check(model.status(), "loading " + o.model);
+    std::shared_ptr<MessageLog> log;
+    std::vector<Run> runs;
+    bool checked = true;
+    size_t engineMessages = 0;
+    {
+        const bool validate = o.validate || vkinfer::validationRequestedByEnvironment();
+        VulkanHost host(validate, o.device);
+        log = host.sharedLog();
+        std::printf("%s, %ux%u -> %ux%u, %s, median of %u frames after one warm-up (ms)%s\n", o.model.c_str(),
+                    o.width, o.height, 2 * o.width, 2 * o.height, host.deviceName.c_str(), o.frames,
+                    validate ? ", under validation" : "");
+        std::printf("async compute queue: %s\n\n", host.asyncChoice.description.c_str());
+        std::printf("| pattern                 | prec | scene | in flight | render | transfer | inference | handoff "
+                    "| frame | cpu |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (vkinfer::Precision precision : o.precisions) {
+            std::unique_ptr<FrameChecker> checker;
+            if (o.check) checker = std::make_unique<FrameChecker>(*model, host.deviceUuid, validate, precision);
+            for (uint32_t cost : o.sceneCosts)
+                for (PatternKind kind : o.patterns)
+                    for (size_t s = 0; s < (kind == PatternKind::Async ? o.sharings.size() : 1); ++s)
+                        for (size_t p = 0; p < (kind == PatternKind::Async || kind == PatternKind::Shared
+                                                    ? o.pipelined.size()
+                                                    : 1);
+                             ++p) {
+                            PatternConfig c;
+                            c.kind = kind;
+                            c.width = o.width;
+                            c.height = o.height;
+                            c.model = &*model;
+                            c.modelCaption = "vkinfer";
+                            c.precision = precision;
+                            c.validate = validate;
+                            c.keepScene = o.check;
+                            c.readback = o.check;
+                            c.sceneCost = cost;
+                            c.sharing = o.sharings[s];
+                            c.pipelined = o.pipelined[p];
+                            std::optional<Run> r = runOne(host, c, o.frames, checker.get());
+                            if (!r) continue;
+                            runs.push_back(std::move(*r));
+                            printRow(runs.back());
+                            checked = checked && runs.back().checked;
+                            engineMessages += runs.back().engineMessages;
+                        }
+            if (checker)
+                for (auto& m : checker->engineMessages()) {
+                    std::fprintf(stderr, "validation (vkinfer context): %s\n", m.c_str());
+                    ++engineMessages;
+                }
+        }
+        std::printf("\n");
+        std::set<std::string> printed;  // each path the runs took, once
+        for (const Run& r : runs)
+            if (printed.insert(r.path).second) std::printf("%s\n", r.path.c_str());
+    }
+    const size_t messages = log->messages().size() + engineMessages;
+    if (o.validate) std::printf("validation: %zu messages\n", messages);
+    if (o.check) std::printf("check: %s\n", checked ? "every frame passed" : "FAILED");
+    if (!o.json.empty()) {
+        nlohmann::json j = {{"model", o.model}, {"width", o.width}, {"height", o.height}, {"frames", o.frames}};
+        for (const Run& r : runs) j["runs"].push_back(runJson(r));
+        std::ofstream f(o.json);
+        f << j.dump(1) << "\n";
+        if (!f) throw DemoError("--json '" + o.json + "': cannot write the file");
+    }
+    return messages == 0 && checked ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s MODEL.onnx [WIDTH HEIGHT [ITERATIONS]]\n", argv[0]);
+    Options o;
+    std::string error = parse(argc, argv, o);
+    if (!error.empty()) {
+        std::fprintf(stderr, "vkinfer_patterns: error: %s\n(vkinfer_patterns --help lists the options)\n", error.c_str());
         return 2;
     }
-    const uint32_t W = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[2])) : 960;
-    const uint32_t H = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 540;
-    const int iters = argc > 4 ? std::atoi(argv[4]) : 20;
-    auto model = orExit(vkinfer::Model::load(argv[1]), "loading the model");
-    const std::string in = model.inputs().at(0).name, out = model.outputs().at(0).name;
-    const vkinfer::InputShapes shapes{{in, {1, 3, int64_t(H), int64_t(W)}}};
-    vkinfer::Tensor frame(vkinfer::DataType::Float32, shapes[0].second);
-    for (int64_t i = 0; i < frame.elementCount(); ++i) frame.as<float>()[i] = float(i % 251) / 251.0f;
-
-    auto engine = orExit(vkinfer::Context::create(), "creating the engine context");
-    std::printf("%s, input %ux%u, %s, median of %d frames (ms)\n\n", argv[1], W, H, engine.device().name.c_str(), iters);
-    std::printf("| pattern           |  transfer | sync      | inference |     total |\n");
-    std::printf("|---|---|---|---|---|\n");
-
-    {  // Separate context.
-        auto s = orExit(vkinfer::Session::create(engine, model), "session");
-        orExit(s.run({{in, frame}}).status(), "warm-up");
-        std::vector<Split> v;
-        for (int i = 0; i < iters; ++i) {
-            vkinfer::RunStats st;
-            orExit(s.run({{in, frame}}, &st).status(), "run");
-            double transfer = st.uploadMs + st.downloadMs + st.transferGpuMs;
-            v.push_back({transfer, st.wallMs - transfer - st.gpuMs, st.gpuMs, st.wallMs});
-        }
-        print("separate context", median(v));
+    if (o.help) {
+        std::fputs(kUsage, stdout);
+        return 0;
     }
-    {  // Shared resources: the engine's exportable buffers imported by a second session.
-        vkinfer::SessionOptions so;
-        so.shareableIO = true;
-        auto exporter = orExit(vkinfer::Session::create(engine, model, so), "exporting session");
-        orExit(exporter.prepare(shapes), "prepare");
-        auto s = orExit(vkinfer::Session::create(engine, model), "importing session");
-        orExit(s.prepare(shapes), "prepare");
-        for (const std::string& name : {in, out}) {
-            auto m = orExit(vkinfer::exportTensorMemory(exporter, name), "export");
-            vkinfer::ImportedMemory im{m.fd, m.type, m.allocationSize, m.offset, m.dedicated,
-                                       static_cast<int32_t>(m.memoryTypeIndex)};
-            orExit(vkinfer::importTensorMemory(s, name, 0, im), "import");
-        }
-        orExit(s.run({}).status(), "warm-up");
-        std::vector<Split> v;
-        for (int i = 0; i < iters; ++i) {
-            vkinfer::RunStats st;
-            auto t0 = std::chrono::steady_clock::now();
-            auto ticket = orExit(s.submit({}), "submit");
-            orExit(s.wait(ticket, &st).status(), "wait");
-            double wall = msSince(t0), transfer = st.uploadMs + st.downloadMs + std::max(st.transferGpuMs, 0.0);
-            v.push_back({transfer, wall - transfer - st.gpuMs, st.gpuMs, wall});
-        }
-        print("shared resources", median(v));
+    try {
+        return run(o);
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "vkinfer_patterns: error: %s\n", e.what());
+        return 1;
     }
-    {  // Interleaved: the host's device, images and command buffer.
-        bench::Host host(engine.device().deviceUuid);
-        auto ctx = orExit(vkinfer::wrapHostDevice(host.description(true)), "wrapHostDevice");
-        auto s = orExit(vkinfer::Session::create(ctx, model), "session");
-        bench::HostImage src = host.createImage(W, H), dst = host.createImage(2 * W, 2 * H);
-        host.fillImage(src);
-        vkinfer::RecordIO io;
-        vkinfer::ImageInput ii;
-        ii.image = {src.image, src.view, VK_FORMAT_R8G8B8A8_UNORM, W, H};
-        ii.before = ii.after = {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                                VK_ACCESS_SHADER_READ_BIT};
-        vkinfer::ImageOutput oo;
-        oo.image = {dst.image, dst.view, VK_FORMAT_R8G8B8A8_UNORM, 2 * W, 2 * H};
-        oo.after = {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-                    VK_ACCESS_SHADER_READ_BIT};
-        io.imageInputs = {{in, ii}};
-        io.imageOutputs = {{out, oo}};
-        io.timestampPool = host.timestamps();
-        std::vector<Split> v;
-        for (int i = -1; i < iters; ++i) {  // i = -1: warm-up (plans, pipelines, weights)
-            auto t0 = std::chrono::steady_clock::now();
-            VkCommandBuffer cmd = host.begin();
-            vkCmdResetQueryPool(cmd, host.timestamps(), 0, 4);
-            orExit(vkinfer::recordInference(s, cmd, io), "recordInference");
-            host.submitAndWait(cmd);
-            double wall = msSince(t0);
-            double transfer = host.elapsedMs(0, 1) + host.elapsedMs(2, 3), inference = host.elapsedMs(1, 2);
-            if (i >= 0) v.push_back({transfer, wall - transfer - inference, inference, wall});
-            oo.before = oo.after;  // the image is where the last frame left it
-            io.imageOutputs = {{out, oo}};
-        }
-        print("interleaved", median(v));
-        host.destroy(src);
-        host.destroy(dst);
-    }
-    return 0;
 }

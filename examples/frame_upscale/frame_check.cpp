@@ -56,7 +56,8 @@ bool inCaption(const CompositeLayout& l, int x, int y) {
 
 }  // namespace
 
-FrameChecker::FrameChecker(const vkinfer::Model& model, const std::array<uint8_t, 16>& deviceUuid, bool validate)
+FrameChecker::FrameChecker(const vkinfer::Model& model, const std::array<uint8_t, 16>& deviceUuid, bool validate,
+                           vkinfer::Precision precision)
     : inputName_(model.inputs().at(0).name) {
     vkinfer::ContextOptions co;
     co.deviceUuid = deviceUuid;
@@ -64,7 +65,9 @@ FrameChecker::FrameChecker(const vkinfer::Model& model, const std::array<uint8_t
     auto context = vkinfer::Context::create(co);
     demo::check(context.status(), "creating the reference context of --check");
     context_ = std::make_unique<vkinfer::Context>(std::move(context).value());
-    auto session = vkinfer::Session::create(*context_, model);
+    vkinfer::SessionOptions options;
+    options.precision = precision;
+    auto session = vkinfer::Session::create(*context_, model, options);
     demo::check(session.status(), "creating the reference session of --check");
     session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
 }

@@ -30,8 +30,10 @@ public:
     static constexpr int kTolerance = 2;
     static constexpr double kMinSceneStdDev = 0.05;
 
-    // The reference runs on its own context on the device with `deviceUuid`.
-    FrameChecker(const vkinfer::Model& model, const std::array<uint8_t, 16>& deviceUuid, bool validate);
+    // The reference runs on its own context on the device with `deviceUuid`, in `precision`
+    // (the same plan as the pattern's, so the panels agree within the tolerance).
+    FrameChecker(const vkinfer::Model& model, const std::array<uint8_t, 16>& deviceUuid, bool validate,
+                 vkinfer::Precision precision = vkinfer::Precision::Float32);
     // `scene`: RGBA8 width x height; `composite`: RGBA8 layout.width() x layout.height().
     CheckResult check(const std::vector<uint8_t>& scene, const std::vector<uint8_t>& composite,
                       const CompositeLayout& layout);

@@ -1,18 +1,19 @@
 // vkinfer_demo: a small renderer that upscales its frames 2x with vkinfer, in each of the
-// three integration patterns of docs/INTEGRATION.md (--pattern). See usageText() in
-// options.cpp for the options and pattern.h for how each pattern runs a frame.
+// integration patterns of docs/INTEGRATION.md (--pattern), and with inference on an
+// asynchronous compute queue (--pattern async). See usageText() in options.cpp for the
+// options and pattern.h for how each pattern runs a frame.
 //
 //   vkinfer_demo --pattern interleaved --frames 3 --size 960x540 --out frames/
 #include <vkinfer/image_io.h>
 #include <vkinfer/vkinfer.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "frame_check.h"
+#include "frame_loop.h"
 #include "options.h"
 #include "pattern.h"
 #include "vk_util.h"
@@ -25,11 +26,6 @@ namespace demo {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-double msBetween(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 // --model, or data/upscaler_x2 (the trained model) if present, else data/espcn_x2 (random
 // weights: the picture looks odd), looked up under ./data and then the source tree's data/.
@@ -100,12 +96,10 @@ vkinfer::Image toRgb(const FrameOutput& f) {
 }
 
 nlohmann::json timesJson(const FrameTimes& t) {
-    if (!t.known) return {{"total_ms", t.totalMs}, {"timestamps", false}};
-    return {{"render_ms", t.renderMs},
-            {"transfer_ms", t.transferMs},
-            {"sync_ms", t.syncMs},
-            {"inference_ms", t.inferenceMs},
-            {"total_ms", t.totalMs}};
+    if (!t.known) return {{"total_ms", t.totalMs}, {"cpu_ms", t.cpuMs}, {"timestamps", false}};
+    return {{"render_ms", t.renderMs}, {"transfer_ms", t.transferMs}, {"sync_ms", t.syncMs},
+            {"inference_ms", t.inferenceMs}, {"total_ms", t.totalMs}, {"cpu_ms", t.cpuMs},
+            {"overlapped", t.overlapped}};
 }
 
 int run(const Options& opt) {
@@ -138,40 +132,29 @@ int run(const Options& opt) {
         config.modelCaption = modelCaption(modelPath);
         config.validate = validate;
         config.keepScene = opt.check;
+        config.precision = opt.precision;
+        config.sceneCost = opt.sceneCost;
+        config.sharing = opt.sharing;
         const CompositeLayout layout = CompositeLayout::make(opt.width, opt.height, "", "");
         if (layout.width() > host.limits.maxImageDimension2D)
             throw DemoError("the composite frame would be " + std::to_string(layout.width()) + " pixels wide; '" +
                             host.deviceName + "' allows " + std::to_string(host.limits.maxImageDimension2D));
 
-        std::unique_ptr<Pattern> pattern = opt.pattern == PatternKind::Interleaved ? makeInterleaved(host, config)
-                                           : opt.pattern == PatternKind::Shared    ? makeShared(host, config)
-                                                                                   : makeSeparate(host, config);
+        std::unique_ptr<Pattern> pattern = makePattern(host, config);
         std::unique_ptr<FrameChecker> checker;
-        if (opt.check) checker = std::make_unique<FrameChecker>(*model, host.deviceUuid, validate);
+        if (opt.check) checker = std::make_unique<FrameChecker>(*model, host.deviceUuid, validate, opt.precision);
         std::printf("device: %s%s\n", host.deviceName.c_str(),
                     validate ? " (validation with synchronization validation)" : "");
-        std::printf("model: %s\n", modelPath.c_str());
+        std::printf("model: %s (%s)\n", modelPath.c_str(), vkinfer::precisionName(opt.precision));
         std::printf("%s\n", pattern->describe().c_str());
-        std::printf("frame %ux%u -> model %ux%u; composite %ux%u; %u frames\n", opt.width, opt.height, 2 * opt.width,
-                    2 * opt.height, layout.width(), layout.height(), opt.frames);
+        std::printf("frame %ux%u -> model %ux%u; composite %ux%u; %u frames; scene cost %u\n", opt.width, opt.height,
+                    2 * opt.width, 2 * opt.height, layout.width(), layout.height(), opt.frames, opt.sceneCost);
         std::fflush(stdout);
 
         // One frame first, not counted: drivers compile pipelines at first use (lavapipe
         // does so at the first draw and dispatch), which would dominate the first frame.
-        Clock::time_point warmStart = Clock::now();
-        pattern->submit(0);
-        (void)pattern->collect(0);
-        std::printf("warm-up frame (not counted): %.3f ms\n", msBetween(warmStart, Clock::now()));
-
-        times.resize(opt.frames);
-        Clock::time_point previous = Clock::now();
-        double excluded = 0;  // PNG writing and checking since the previous frame finished
-        auto finish = [&](uint32_t k) {
-            FrameOutput f = pattern->collect(k);
-            Clock::time_point done = Clock::now();
-            f.times.totalMs = msBetween(previous, done) - excluded;
-            settleSync(f.times);
-            times[k] = f.times;
+        auto warmup = [](double ms) { std::printf("warm-up frame (not counted): %.3f ms\n", ms); };
+        auto onFrame = [&](uint32_t k, FrameOutput& f) {
             std::printf("frame %04u: %s\n", k, formatTimes(f.times).c_str());
             injectFault(f, opt.fault);
             if (!opt.outDir.empty()) {
@@ -196,20 +179,16 @@ int run(const Options& opt) {
                 checksPassed = checksPassed && r.pass;
             }
             std::fflush(stdout);
-            excluded = msBetween(done, Clock::now());
-            previous = done;
         };
-        const uint32_t inFlight = pattern->framesInFlight();
-        for (uint32_t k = 0; k < opt.frames; ++k) {
-            if (k >= inFlight) finish(k - inFlight);
-            pattern->submit(k);
-        }
-        for (uint32_t k = opt.frames > inFlight ? opt.frames - inFlight : 0; k < opt.frames; ++k) finish(k);
+        times = runFrames(*pattern, opt.frames, warmup, onFrame).times;
 
         FrameTimes median = medianTimes(times);
         std::printf("median of %u frames: %s\n", opt.frames, formatTimes(median).c_str());
         report = {{"pattern", Pattern::name(opt.pattern)},
                   {"path", pattern->describe()},
+                  {"precision", vkinfer::precisionName(opt.precision)},
+                  {"scene_cost", opt.sceneCost},
+                  {"sharing", opt.sharing == Sharing::Concurrent ? "concurrent" : "exclusive"},
                   {"device", host.deviceName},
                   {"model", modelPath},
                   {"width", opt.width},

@@ -1,28 +1,10 @@
 #include "options.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <map>
 
+#include "option_values.h"
+
 namespace demo {
-
-namespace {
-
-constexpr uint32_t kMaxFrames = 1000000;
-constexpr uint32_t kMinSide = 8, kMaxSide = 4096;
-
-// A decimal number in [lo, hi], all of `text`.
-std::optional<uint64_t> parseNumber(const std::string& text, uint64_t lo, uint64_t hi) {
-    if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos)
-        return std::nullopt;
-    uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-    if (v < lo || v > hi) return std::nullopt;
-    return v;
-}
-
-}  // namespace
 
 const char* usageText() {
     return "Usage: vkinfer_demo [OPTIONS]\n"
@@ -33,7 +15,14 @@ const char* usageText() {
            "Options:\n"
            "  --pattern NAME    interleaved (default): vkinfer records into the renderer's command buffer;\n"
            "                    shared: vkinfer on its own context, tensors in shared memory (fds), semaphores as\n"
-           "                    fds where the device allows, host waits where not; separate: CPU copies\n"
+           "                    fds where the device allows, host waits where not; separate: CPU copies;\n"
+           "                    async: the renderer's device, inference on a compute queue beside the graphics\n"
+           "                    queue (a fallback queue where the device has no compute-only family: printed)\n"
+           "  --precision P     fp32 (default) or fp16: float16 storage of the model's weights and activations\n"
+           "  --scene-cost N    N more rounds of shading work per pixel in the scene pass, 0 to 100000\n"
+           "                    (default 0): a heavier render, e.g. as long as the inference\n"
+           "  --sharing MODE    async: how the images cross between the queue families: exclusive (default;\n"
+           "                    queue family ownership transfers) or concurrent (VK_SHARING_MODE_CONCURRENT)\n"
            "  --frames N        frames to render, 1 to 1000000 (default 3)\n"
            "  --size WxH        the rendered frame, each side 8 to 4096 (default 960x540); frames written are\n"
            "                    (4W + gap) x 2H\n"
@@ -58,36 +47,13 @@ const char* usageText() {
 ParseResult parseOptions(int argc, char** argv) {
     ParseResult r;
     Options& o = r.options;
-    auto fail = [&](std::string message) {
-        r.error = std::move(message);
-        return r;
-    };
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i], value;
-        bool inlineValue = false;
-        if (arg.rfind("--", 0) == 0) {
-            size_t eq = arg.find('=');
-            if (eq != std::string::npos) {
-                value = arg.substr(eq + 1);
-                arg = arg.substr(0, eq);
-                inlineValue = true;
-            }
-        }
-        static const std::map<std::string, bool> known = {
-            // name -> takes a value
-            {"--pattern", true},   {"--frames", true}, {"--size", true},  {"--out", true},
-            {"--model", true},     {"--device", true}, {"--json", true},  {"--inject-fault", true},
-            {"--validate", false}, {"--check", false}, {"--help", false}, {"-h", false}};
-        auto it = known.find(arg);
-        if (it == known.end())
-            return fail(arg.rfind("-", 0) == 0 ? "unknown option '" + arg + "'"
-                                               : "unexpected argument '" + arg + "' (options start with --)");
-        if (!it->second) {
-            if (inlineValue) return fail("option " + arg + " takes no value");
-        } else if (!inlineValue) {
-            if (i + 1 >= argc) return fail("option " + arg + " needs a value");
-            value = argv[++i];
-        }
+    static const std::map<std::string, bool> known = {
+        // name -> takes a value
+        {"--pattern", true},   {"--frames", true},     {"--size", true},    {"--out", true},
+        {"--model", true},     {"--device", true},     {"--json", true},    {"--inject-fault", true},
+        {"--precision", true}, {"--scene-cost", true}, {"--sharing", true}, {"--validate", false},
+        {"--check", false},    {"--help", false},      {"-h", false}};
+    r.error = option::walk(argc, argv, known, [&](const std::string& arg, const std::string& value) -> std::string {
         if (arg == "--help" || arg == "-h") {
             o.help = true;
         } else if (arg == "--validate") {
@@ -95,45 +61,32 @@ ParseResult parseOptions(int argc, char** argv) {
         } else if (arg == "--check") {
             o.check = true;
         } else if (arg == "--pattern") {
-            if (value == "interleaved")
-                o.pattern = PatternKind::Interleaved;
-            else if (value == "shared")
-                o.pattern = PatternKind::Shared;
-            else if (value == "separate")
-                o.pattern = PatternKind::Separate;
-            else
-                return fail("--pattern '" + value + "': expected interleaved, shared or separate");
+            return option::pattern(arg, value, &o.pattern);
+        } else if (arg == "--precision") {
+            return option::precision(arg, value, &o.precision);
+        } else if (arg == "--scene-cost") {
+            return option::sceneCost(arg, value, &o.sceneCost);
+        } else if (arg == "--sharing") {
+            return option::sharing(arg, value, &o.sharing);
         } else if (arg == "--frames") {
-            auto n = parseNumber(value, 1, kMaxFrames);
-            if (!n)
-                return fail("--frames '" + value + "': expected a whole number from 1 to " +
-                            std::to_string(kMaxFrames));
-            o.frames = static_cast<uint32_t>(*n);
+            return option::frames(arg, value, &o.frames);
         } else if (arg == "--size") {
-            size_t x = value.find('x');
-            auto w = x == std::string::npos ? std::nullopt : parseNumber(value.substr(0, x), kMinSide, kMaxSide);
-            auto h = x == std::string::npos ? std::nullopt : parseNumber(value.substr(x + 1), kMinSide, kMaxSide);
-            if (!w || !h)
-                return fail("--size '" + value + "': expected WxH with each side a whole number from " +
-                            std::to_string(kMinSide) + " to " + std::to_string(kMaxSide) + ", e.g. 960x540");
-            o.width = static_cast<uint32_t>(*w);
-            o.height = static_cast<uint32_t>(*h);
+            return option::size(arg, value, &o.width, &o.height);
         } else if (arg == "--device") {
-            auto n = parseNumber(value, 0, 1023);
-            if (!n) return fail("--device '" + value + "': expected a device index (0, 1, ...)");
-            o.device = static_cast<int>(*n);
+            return option::device(arg, value, &o.device);
         } else if (arg == "--inject-fault") {
             if (value == "black")
                 o.fault = Fault::Black;
             else if (value == "offset")
                 o.fault = Fault::Offset;
             else
-                return fail("--inject-fault '" + value + "': expected black or offset");
+                return "--inject-fault '" + value + "': expected black or offset";
         } else {
-            if (value.empty()) return fail("option " + arg + " needs a non-empty value");
+            if (value.empty()) return "option " + arg + " needs a non-empty value";
             (arg == "--out" ? o.outDir : arg == "--model" ? o.model : o.json) = value;
         }
-    }
+        return "";
+    });
     return r;
 }
 

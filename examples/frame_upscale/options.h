@@ -20,6 +20,9 @@ struct Options {
     std::string model;   // empty: the default (data/upscaler_x2, else data/espcn_x2)
     std::string json;    // empty: no JSON report
     int device = -1;
+    vkinfer::Precision precision = vkinfer::Precision::Float32;
+    uint32_t sceneCost = 0;
+    Sharing sharing = Sharing::Exclusive;
     bool validate = false;  // also VKINFER_VALIDATE=1
     bool check = false;
     Fault fault = Fault::None;

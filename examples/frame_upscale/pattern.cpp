@@ -12,6 +12,7 @@ const char* Pattern::name(PatternKind kind) {
         case PatternKind::Interleaved: return "interleaved";
         case PatternKind::Shared: return "shared";
         case PatternKind::Separate: return "separate";
+        case PatternKind::Async: return "async";
     }
     return "?";
 }
@@ -38,15 +39,28 @@ void requireUpscaleOutput(vkinfer::Session& session, const std::string& input, u
     }
 }
 
-Pattern::Pattern(VulkanHost& host, const PatternConfig& config, bool modelFromBuffer)
+std::unique_ptr<Pattern> makePattern(VulkanHost& host, const PatternConfig& config) {
+    switch (config.kind) {
+        case PatternKind::Interleaved: return makeInterleaved(host, config);
+        case PatternKind::Shared: return makeShared(host, config);
+        case PatternKind::Separate: return makeSeparate(host, config);
+        case PatternKind::Async: return makeAsync(host, config);
+    }
+    throw DemoError("unknown pattern");
+}
+
+Pattern::Pattern(VulkanHost& host, const PatternConfig& config, bool modelFromBuffer, uint32_t slots,
+                 const std::vector<uint32_t>& sharedFamilies)
     : host_(host),
       config_(config),
-      timer_(host, kSlots),
-      scenePass_(host, kSlots),
-      compositePass_(host, modelFromBuffer, kSlots),
+      timer_(host, slots),
+      scenePass_(host, slots, config.sceneCost),
+      compositePass_(host, modelFromBuffer, slots),
+      slots_(slots),
       inputName_(config.model->inputs().at(0).name),
-      outputName_(config.model->outputs().at(0).name) {
-    slotFrame_.fill(-1);
+      outputName_(config.model->outputs().at(0).name),
+      slotFrame_(slots, -1) {
+    if (slots < 1 || slots > kMaxSlots) throw DemoError("a pattern has 1 to 3 frame slots");
     const uint32_t W = config.width, H = config.height;
     // The composite reads the model's output [1, 3, 2H, 2W] as one storage buffer.
     const uint64_t outputBytes = uint64_t(12) * W * H * sizeof(float);
@@ -58,11 +72,13 @@ Pattern::Pattern(VulkanHost& host, const PatternConfig& config, bool modelFromBu
     CompositeLayout layout = CompositeLayout::make(W, H, "", "");
     for (Slot& s : slots_) {
         s.scene = host.createImage(
-            W, H, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+            W, H, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+            VK_FORMAT_R8G8B8A8_UNORM, sharedFamilies);
         s.composite = host.createImage(layout.width(), layout.height(),
                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
-        s.readback = host.createBuffer(VkDeviceSize(layout.width()) * layout.height() * 4,
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
+        if (config.readback || config.keepScene)
+            s.readback = host.createBuffer(VkDeviceSize(layout.width()) * layout.height() * 4,
+                                           VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
         if (config.keepScene || config.kind == PatternKind::Separate)
             s.sceneReadback = host.createBuffer(VkDeviceSize(W) * H * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
         s.cmd = host.allocateCommandBuffer();
@@ -70,8 +86,29 @@ Pattern::Pattern(VulkanHost& host, const PatternConfig& config, bool modelFromBu
     }
 }
 
+void Pattern::openHostSession(vkinfer::SessionQueue queue) {
+    VkFormatProperties props;
+    vkGetPhysicalDeviceFormatProperties(host_.physical, VK_FORMAT_R8G8B8A8_UNORM, &props);
+    if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+        throw DemoError("'" + host_.deviceName + "' cannot use R8G8B8A8_UNORM storage images (vkinfer's ImageOutput)");
+    auto context = vkinfer::wrapHostDevice(host_.hostDevice());
+    check(context.status(), "wrapping the renderer's device");
+    hostContext_ = std::make_unique<vkinfer::Context>(std::move(context).value());
+    vkinfer::SessionOptions options;
+    options.framesInFlight = slotCount();  // one vkinfer frame slot per renderer frame in flight
+    options.precision = config_.precision;
+    options.queue = queue;
+    auto session = vkinfer::Session::create(*hostContext_, *config_.model, options);
+    check(session.status(), "creating the session");
+    hostSession_ = std::make_unique<vkinfer::Session>(std::move(session).value());
+    const uint32_t W = config_.width, H = config_.height;
+    requireUpscaleOutput(*hostSession_, inputName_, W, H);
+    // Compiles the plan and uploads the weights (on the session's queue) before the first frame.
+    check(hostSession_->prepare({{inputName_, {1, 3, H, W}}}), "preparing the session");
+}
+
 uint32_t Pattern::nextSlot(uint32_t frame) {
-    uint32_t slot = static_cast<uint32_t>(submissions_++ % kSlots);
+    uint32_t slot = static_cast<uint32_t>(submissions_++ % slots_.size());
     if (slotFrame_[slot] >= 0)
         throw DemoError("frame slot " + std::to_string(slot) + " still holds an uncollected frame");
     slotFrame_[slot] = frame;
@@ -79,13 +116,36 @@ uint32_t Pattern::nextSlot(uint32_t frame) {
 }
 
 uint32_t Pattern::slotOf(uint32_t frame) const {
-    for (uint32_t s = 0; s < kSlots; ++s)
+    for (uint32_t s = 0; s < slots_.size(); ++s)
         if (slotFrame_[s] == static_cast<int64_t>(frame)) return s;
     throw DemoError("frame " + std::to_string(frame) + " is not in flight");
 }
 
+void Pattern::submit(uint32_t frame) {
+    const uint32_t slot = nextSlot(frame);
+    submitFront(frame, slot);
+    if (!pipelines()) {
+        submitBack(frame, slot);
+        return;
+    }
+    // The previous frame's composite goes after this frame's render on the renderer's queue.
+    if (pendingBack_ >= 0) submitBack(static_cast<uint32_t>(pendingBack_), slotOf(static_cast<uint32_t>(pendingBack_)));
+    pendingBack_ = frame;
+}
+
+FrameOutput Pattern::collect(uint32_t frame) {
+    const uint32_t slot = slotOf(frame);
+    if (pendingBack_ == static_cast<int64_t>(frame)) {
+        submitBack(frame, slot);
+        pendingBack_ = -1;
+    }
+    return collectSlot(slot);
+}
+
 Pattern::~Pattern() {
-    vkDeviceWaitIdle(host_.device);
+    vkDeviceWaitIdle(host_.device);  // the recorded work must finish before the session goes (interop.h)
+    hostSession_.reset();
+    hostContext_.reset();
     for (Slot& s : slots_) {
         host_.destroy(s.scene);
         host_.destroy(s.composite);
@@ -120,6 +180,7 @@ void Pattern::recordCompositeAndReadback(VkCommandBuffer cmd, Slot& s, uint32_t 
     s.layout = CompositeLayout::make(config_.width, config_.height, config_.modelCaption,
                                      std::string(name(config_.kind)) + " frame " + std::to_string(frame));
     compositePass_.record(cmd, s.composite, s.layout, s.compositeSet);
+    if (!s.readback.buffer) return;
     imageBarrier(cmd, s.composite.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
@@ -153,7 +214,7 @@ FrameOutput Pattern::output(uint32_t slot) {
     FrameOutput out;
     out.layout = s.layout;
     const auto* px = static_cast<const uint8_t*>(s.readback.mapped);
-    out.composite.assign(px, px + s.readback.size);
+    if (px) out.composite.assign(px, px + s.readback.size);
     if (config_.keepScene) {
         const auto* sp = static_cast<const uint8_t*>(s.sceneReadback.mapped);
         out.scene.assign(sp, sp + s.sceneReadback.size);

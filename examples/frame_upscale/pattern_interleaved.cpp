@@ -24,45 +24,27 @@ enum Stamp : uint32_t { kStart = 0, kScene = 1, kEngine = 2, kDone = 6 };
 class Interleaved : public Pattern {
 public:
     Interleaved(VulkanHost& host, const PatternConfig& config) : Pattern(host, config, false) {
-        auto context = vkinfer::wrapHostDevice(host.hostDevice());
-        check(context.status(), "wrapping the renderer's device");
-        context_ = std::make_unique<vkinfer::Context>(std::move(context).value());
-        vkinfer::SessionOptions options;
-        options.framesInFlight = kSlots;  // one vkinfer frame slot per renderer frame in flight
-        auto session = vkinfer::Session::create(*context_, *config.model, options);
-        check(session.status(), "creating the session");
-        session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
+        openHostSession(vkinfer::SessionQueue::Context);
         const uint32_t W = config.width, H = config.height;
-        requireUpscaleOutput(*session_, inputName_, W, H);
-        // Compiles the plan and uploads the weights (on HostDevice::queue) before the first frame.
-        check(session_->prepare({{inputName_, {1, 3, H, W}}}), "preparing the session");
-        VkFormatProperties props;
-        vkGetPhysicalDeviceFormatProperties(host.physical, VK_FORMAT_R8G8B8A8_UNORM, &props);
-        if (!(props.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
-            throw DemoError("'" + host.deviceName +
-                            "' cannot use R8G8B8A8_UNORM storage images (vkinfer's ImageOutput)");
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             upscaled_[i] = host.createImage(2 * W, 2 * H, VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
             slots_[i].compositeSet = compositePass_.createSet(slots_[i].scene.view, upscaled_[i].view, VK_NULL_HANDLE);
         }
     }
 
     ~Interleaved() override {
-        // The recorded work must have finished before the session goes (interop.h).
-        vkDeviceWaitIdle(host_.device);
-        session_.reset();
-        context_.reset();
+        vkDeviceWaitIdle(host_.device);  // the recorded work must finish before the images go
         for (GpuImage& img : upscaled_) host_.destroy(img);
     }
 
     std::string describe() const override {
         return "interleaved: one command buffer per frame on the renderer's device (scene pass, recordInference "
                "with ImageInput/ImageOutput, composite pass), " +
-               std::to_string(kSlots) + " frames in flight with per-frame fences";
+               std::to_string(slotCount()) + " frames in flight with per-frame fences";
     }
 
-    void submit(uint32_t frame) override {
-        const uint32_t slot = nextSlot(frame);
+protected:
+    void submitFront(uint32_t frame, uint32_t slot) override {
         Slot& s = slots_[slot];
         VkCommandBuffer cmd = s.cmd;
         begin(cmd);
@@ -95,7 +77,7 @@ public:
         io.frame = slot;
         io.timestampPool = timer_.pool();
         io.firstTimestamp = timer_.first(slot) + kEngine;
-        check(vkinfer::recordInference(*session_, cmd, io),
+        check(vkinfer::recordInference(*hostSession_, cmd, io),
               "recording the inference of frame " + std::to_string(frame));
 
         recordCompositeAndReadback(cmd, s, frame);
@@ -104,8 +86,7 @@ public:
         submitOne(cmd, s.fence);
     }
 
-    FrameOutput collect(uint32_t frame) override {
-        const uint32_t slot = slotOf(frame);
+    FrameOutput collectSlot(uint32_t slot) override {
         Slot& s = slots_[slot];
         waitFence(s.fence);
         FrameTimes& t = s.times;
@@ -120,9 +101,7 @@ public:
     }
 
 private:
-    std::unique_ptr<vkinfer::Context> context_;
-    std::unique_ptr<vkinfer::Session> session_;
-    std::array<GpuImage, kSlots> upscaled_;
+    std::array<GpuImage, kMaxSlots> upscaled_;
 };
 
 }  // namespace

@@ -36,14 +36,16 @@ public:
         auto context = vkinfer::Context::create(co);
         check(context.status(), "creating the upscaler's context");
         context_ = std::make_unique<vkinfer::Context>(std::move(context).value());
-        auto session = vkinfer::Session::create(*context_, *config.model);
+        vkinfer::SessionOptions options;
+        options.precision = config.precision;
+        auto session = vkinfer::Session::create(*context_, *config.model, options);
         check(session.status(), "creating the session");
         session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
         const uint32_t W = config.width, H = config.height;
         requireUpscaleOutput(*session_, inputName_, W, H);
         check(session_->prepare({{inputName_, {1, 3, H, W}}}), "preparing the session");
         const VkDeviceSize outputBytes = VkDeviceSize(12) * W * H * sizeof(float);
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             staging_[i] = host.createBuffer(outputBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
             upscaled_[i] = host.createBuffer(
                 outputBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, false);
@@ -58,7 +60,7 @@ public:
         vkDeviceWaitIdle(host_.device);
         session_.reset();
         context_.reset();
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             host_.destroy(staging_[i]);
             host_.destroy(upscaled_[i]);
             vkFreeCommandBuffers(host_.device, host_.pool, 1, &cmdB_[i]);
@@ -74,8 +76,8 @@ public:
 
     uint32_t framesInFlight() const override { return 1; }  // submit() waits for the GPU twice
 
-    void submit(uint32_t frame) override {
-        const uint32_t slot = nextSlot(frame);
+protected:
+    void submitFront(uint32_t frame, uint32_t slot) override {
         Slot& s = slots_[slot];
         const uint32_t W = config_.width, H = config_.height;
         s.times = {};
@@ -138,8 +140,7 @@ public:
         submitOne(b, s.fence);
     }
 
-    FrameOutput collect(uint32_t frame) override {
-        const uint32_t slot = slotOf(frame);
+    FrameOutput collectSlot(uint32_t slot) override {
         Slot& s = slots_[slot];
         waitFence(s.fence);
         if (timer_.available()) {
@@ -149,14 +150,15 @@ public:
         return output(slot);
     }
 
+public:
     std::vector<std::string> engineMessages() override { return context_->takeValidationMessages(); }
 
 private:
     std::unique_ptr<vkinfer::Context> context_;
     std::unique_ptr<vkinfer::Session> session_;
-    std::array<GpuBuffer, kSlots> staging_, upscaled_;
-    std::array<VkCommandBuffer, kSlots> cmdB_{};
-    std::array<VkFence, kSlots> fenceA_{};
+    std::array<GpuBuffer, kMaxSlots> staging_, upscaled_;
+    std::array<VkCommandBuffer, kMaxSlots> cmdB_{};
+    std::array<VkFence, kMaxSlots> fenceA_{};
 };
 
 }  // namespace

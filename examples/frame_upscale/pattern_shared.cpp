@@ -16,6 +16,10 @@
 //   vkinfer -> B: vkinfer's timeline semaphore (exportTimelineSemaphore), imported by the
 //                 renderer and waited on by B at the ticket's value; else Session::wait on
 //                 the host before B is submitted (lavapipe: no semaphore fds).
+// With semaphores both ways three frames are in flight and B of frame k is submitted after A
+// of frame k+1 (PatternConfig::pipelined), so that the renderer's queue does not stand
+// waiting for inference while it could render the next frame; with host waits, one frame at
+// a time.
 #include <unistd.h>
 
 #include "pattern.h"
@@ -35,7 +39,8 @@ enum class ToHost { TimelineSemaphore, HostWait };
 
 class Shared : public Pattern {
 public:
-    Shared(VulkanHost& host, const PatternConfig& config) : Pattern(host, config, true), tensorPass_(host, kSlots) {
+    Shared(VulkanHost& host, const PatternConfig& config)
+        : Pattern(host, config, true, kMaxSlots), tensorPass_(host, kMaxSlots) {
         if (!host.canExportBufferMemory())
             throw DemoError(
                 "the shared pattern needs buffer memory exportable as opaque fds (VK_KHR_external_memory_fd), "
@@ -53,7 +58,8 @@ public:
                             "' cannot import buffer memory as opaque fds (shared pattern)");
 
         vkinfer::SessionOptions options;
-        options.framesInFlight = kSlots;  // submission k runs in slot k % kSlots: the memory imported for it
+        options.framesInFlight = slotCount();  // submission k runs in slot k % slots: the memory imported for it
+        options.precision = config.precision;
         auto session = vkinfer::Session::create(*context_, *config.model, options);
         check(session.status(), "creating the session");
         session_ = std::make_unique<vkinfer::Session>(std::move(session).value());
@@ -63,7 +69,7 @@ public:
 
         const VkBufferUsageFlags usage =  // as vkinfer's own IO buffers: an import names an identical buffer
             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             input_[i] = host.createBuffer(VkDeviceSize(3) * W * H * sizeof(float), usage, false, true);
             output_[i] = host.createBuffer(VkDeviceSize(12) * W * H * sizeof(float), usage, false, true);
             share(inputName_, i, input_[i]);
@@ -93,11 +99,11 @@ public:
 
     ~Shared() override {
         vkDeviceWaitIdle(host_.device);
-        for (uint32_t i = 0; i < kSlots; ++i)
+        for (uint32_t i = 0; i < slotCount(); ++i)
             if (pending_[i]) (void)session_->wait(tickets_[i]);
         session_.reset();  // frees vkinfer's imports of the renderer's memory
         context_.reset();
-        for (uint32_t i = 0; i < kSlots; ++i) {
+        for (uint32_t i = 0; i < slotCount(); ++i) {
             host_.destroy(input_[i]);
             host_.destroy(output_[i]);
             vkFreeCommandBuffers(host_.device, host_.pool, 1, &cmdB_[i]);
@@ -125,11 +131,15 @@ public:
     }
 
     uint32_t framesInFlight() const override {
-        return toEngine_ == ToEngine::HostWait || toHost_ == ToHost::HostWait ? 1 : kSlots;
+        return toEngine_ == ToEngine::HostWait || toHost_ == ToHost::HostWait ? 1 : slotCount();
     }
 
-    void submit(uint32_t frame) override {
-        const uint32_t slot = nextSlot(frame);
+    std::vector<std::string> engineMessages() override { return context_->takeValidationMessages(); }
+
+protected:
+    bool hasBackHalf() const override { return true; }
+
+    void submitFront(uint32_t frame, uint32_t slot) override {
         Slot& s = slots_[slot];
         const uint32_t W = config_.width, H = config_.height;
 
@@ -195,8 +205,11 @@ public:
         pending_[slot] = true;
         s.times = {};
         if (toHost_ == ToHost::HostWait) collectTicket(slot);
+    }
 
-        // B: composite from the shared output, copy out.
+    // B: composite from the shared output, copy out.
+    void submitBack(uint32_t frame, uint32_t slot) override {
+        Slot& s = slots_[slot];
         VkCommandBuffer b = cmdB_[slot];
         begin(b);
         timer_.stamp(b, slot, kCompositeStart, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
@@ -206,7 +219,7 @@ public:
         VkSubmitInfo sb{VK_STRUCTURE_TYPE_SUBMIT_INFO};
         sb.commandBufferCount = 1;
         sb.pCommandBuffers = &b;
-        const uint64_t waitValue = ticket->value;
+        const uint64_t waitValue = tickets_[slot].value;
         const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
         VkTimelineSemaphoreSubmitInfo waitInfo{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
         waitInfo.waitSemaphoreValueCount = 1;
@@ -220,8 +233,7 @@ public:
         DEMO_VK(vkQueueSubmit(host_.queue, 1, &sb, s.fence));
     }
 
-    FrameOutput collect(uint32_t frame) override {
-        const uint32_t slot = slotOf(frame);
+    FrameOutput collectSlot(uint32_t slot) override {
         Slot& s = slots_[slot];
         waitFence(s.fence);
         if (toEngine_ != ToEngine::HostWait) waitFence(fenceA_[slot]);  // finished before B (B waited on vkinfer)
@@ -232,8 +244,6 @@ public:
         }
         return output(slot);
     }
-
-    std::vector<std::string> engineMessages() override { return context_->takeValidationMessages(); }
 
 private:
     // vkinfer imports a dedicated allocation of an identical buffer, with the renderer's memory type.
@@ -267,14 +277,14 @@ private:
     ToHost toHost_ = ToHost::HostWait;
     VkSemaphore rendered_ = VK_NULL_HANDLE;  // timeline: reaches renderedCount_ once that A finished
     uint64_t renderedCount_ = 0;
-    std::array<VkSemaphore, kSlots> renderedBinary_{};
+    std::array<VkSemaphore, kMaxSlots> renderedBinary_{};
     VkSemaphore engineTimeline_ = VK_NULL_HANDLE;  // vkinfer's timeline, imported
-    std::array<GpuBuffer, kSlots> input_, output_;
-    std::array<VkDescriptorSet, kSlots> tensorSets_{};
-    std::array<VkCommandBuffer, kSlots> cmdB_{};
-    std::array<VkFence, kSlots> fenceA_{};
-    std::array<vkinfer::Ticket, kSlots> tickets_{};
-    std::array<bool, kSlots> pending_{};
+    std::array<GpuBuffer, kMaxSlots> input_, output_;
+    std::array<VkDescriptorSet, kMaxSlots> tensorSets_{};
+    std::array<VkCommandBuffer, kMaxSlots> cmdB_{};
+    std::array<VkFence, kMaxSlots> fenceA_{};
+    std::array<vkinfer::Ticket, kMaxSlots> tickets_{};
+    std::array<bool, kMaxSlots> pending_{};
 };
 
 }  // namespace

@@ -7,16 +7,17 @@ const uint32_t kSceneFrag[] =
 #include "scene.frag.inc"
     ;
 struct ScenePush {
-    float width, height, time, unused;
+    float width, height, time;
+    uint32_t cost;
 };
 }  // namespace
 
-ScenePass::ScenePass(const VulkanHost& host, uint32_t maxSets)
-    : pass_(host, kSceneFrag, sizeof(kSceneFrag), {}, sizeof(ScenePush), maxSets) {}
+ScenePass::ScenePass(const VulkanHost& host, uint32_t maxSets, uint32_t cost)
+    : pass_(host, kSceneFrag, sizeof(kSceneFrag), {}, sizeof(ScenePush), maxSets), cost_(cost) {}
 
 void ScenePass::record(VkCommandBuffer cmd, const GpuImage& target, uint32_t frameIndex) {
     ScenePush push{static_cast<float>(target.width), static_cast<float>(target.height), static_cast<float>(frameIndex),
-                   0};
+                   cost_};
     pass_.record(cmd, target, &push);
 }
 

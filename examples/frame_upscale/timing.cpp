@@ -32,13 +32,14 @@ uint64_t GpuTimer::read(uint32_t query) const {
     uint64_t v = 0;
     DEMO_VK(vkGetQueryPoolResults(host_.device, pool_, query, 1, sizeof(v), &v, sizeof(v),
                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    return v & host_.timestampMask;
+    return v;
 }
 
-double GpuTimer::ms(uint32_t slot, uint32_t a, uint32_t b) const {
+double GpuTimer::ms(uint32_t slot, uint32_t a, uint32_t b, bool computeQueue) const {
     if (!pool_) return 0;
-    uint64_t ta = read(first(slot) + a), tb = read(first(slot) + b);
-    uint64_t ticks = (tb - ta) & host_.timestampMask;  // wraps within the valid bits
+    const uint64_t mask = computeQueue ? host_.computeTimestampMask : host_.timestampMask;
+    uint64_t ta = read(first(slot) + a) & mask, tb = read(first(slot) + b) & mask;
+    uint64_t ticks = (tb - ta) & mask;  // wraps within the valid bits
     return static_cast<double>(ticks) * host_.limits.timestampPeriod * 1e-6;
 }
 
@@ -48,18 +49,24 @@ void settleSync(FrameTimes& t) {
         t.syncMs = t.totalMs;
         return;
     }
-    t.syncMs = std::max(0.0, t.totalMs - t.renderMs - t.transferMs - t.inferenceMs);
+    const double busy = t.overlapped ? std::max(t.renderMs, t.transferMs + t.inferenceMs)
+                                     : t.renderMs + t.transferMs + t.inferenceMs;
+    t.syncMs = std::max(0.0, t.totalMs - busy);
 }
 
 std::string formatTimes(const FrameTimes& t) {
     char buf[256];
     if (!t.known) {
         std::snprintf(buf, sizeof(buf),
-                      "render n/a, transfer n/a, sync n/a, inference n/a (no timestamps), total %.3f ms", t.totalMs);
+                      "render n/a, transfer n/a, sync n/a, inference n/a (no timestamps), total %.3f ms "
+                      "(host submit %.3f ms)",
+                      t.totalMs, t.cpuMs);
     } else {
         std::snprintf(buf, sizeof(buf),
-                      "render %.3f ms, transfer %.3f ms, sync %.3f ms, inference %.3f ms, total %.3f ms", t.renderMs,
-                      t.transferMs, t.syncMs, t.inferenceMs, t.totalMs);
+                      "render %.3f ms, transfer %.3f ms, sync %.3f ms, inference %.3f ms, total %.3f ms "
+                      "(host submit %.3f ms%s)",
+                      t.renderMs, t.transferMs, t.syncMs, t.inferenceMs, t.totalMs, t.cpuMs,
+                      t.overlapped ? "; render beside inference" : "");
     }
     return buf;
 }
@@ -78,8 +85,10 @@ FrameTimes medianTimes(const std::vector<FrameTimes>& frames) {
     m.transferMs = median(&FrameTimes::transferMs);
     m.inferenceMs = median(&FrameTimes::inferenceMs);
     m.syncMs = median(&FrameTimes::syncMs);
+    m.cpuMs = median(&FrameTimes::cpuMs);
     m.totalMs = median(&FrameTimes::totalMs);
     m.known = std::all_of(frames.begin(), frames.end(), [](const FrameTimes& f) { return f.known; });
+    m.overlapped = std::all_of(frames.begin(), frames.end(), [](const FrameTimes& f) { return f.overlapped; });
     return m;
 }
 

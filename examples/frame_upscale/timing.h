@@ -9,9 +9,15 @@
 //   inference   the model's dispatches: vkinfer's timestamps in the host's command buffer
 //               (RecordIO::timestampPool, interleaved) or RunStats::gpuMs (shared, separate)
 //   sync        the rest of the frame: recording, submissions and waits that no GPU work
-//               covers (a host waiting on a fence it could have overlapped, ...)
+//               covers (a host waiting on a fence it could have overlapped, ...): the
+//               handoff between renderer and inference. Where the render runs beside the
+//               inference (the async pattern: `overlapped`), it is the frame's period beyond
+//               the longer of the two, max(render, transfer + inference)
 //   total       the frame's period: from the previous frame's completion to this one's, not
 //               counting the time spent writing PNGs and checking frames in between
+//   cpu         the host's time in Pattern::submit for the frame: recording and submitting (and,
+//               where the pattern waits on the host, those waits); with frames in flight the
+//               GPU hides it unless it exceeds the frame
 //
 // GPU parts come from timestamp queries (per frame slot); where the queue has none, they are
 // reported as unknown and the whole frame counts as sync.
@@ -26,8 +32,9 @@
 namespace demo {
 
 struct FrameTimes {
-    double renderMs = 0, transferMs = 0, inferenceMs = 0, syncMs = 0, totalMs = 0;
-    bool known = true;  // the GPU parts were measured
+    double renderMs = 0, transferMs = 0, inferenceMs = 0, syncMs = 0, totalMs = 0, cpuMs = 0;
+    bool known = true;        // the GPU parts were measured
+    bool overlapped = false;  // render and transfer + inference run on two queues side by side
 };
 
 // Timestamp queries: `perSlot` per frame slot, reset at the start of each slot's frame.
@@ -44,8 +51,9 @@ public:
     uint32_t first(uint32_t slot) const { return slot * kPerSlot; }
     void reset(VkCommandBuffer cmd, uint32_t slot) const;
     void stamp(VkCommandBuffer cmd, uint32_t slot, uint32_t index, VkPipelineStageFlagBits stage) const;
-    // Milliseconds from timestamp a to b of the slot (both written by finished work).
-    double ms(uint32_t slot, uint32_t a, uint32_t b) const;
+    // Milliseconds from timestamp a to b of the slot (both written by finished work on the
+    // same queue: the graphics queue, or the compute queue with `computeQueue`).
+    double ms(uint32_t slot, uint32_t a, uint32_t b, bool computeQueue = false) const;
 
 private:
     uint64_t read(uint32_t query) const;

@@ -150,9 +150,18 @@ void VulkanHost::pickDevice(int deviceIndex) {
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> families(nq);
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, families.data());
-    uint32_t bits = families[family].timestampValidBits;
-    timestamps = bits > 0 && limits.timestampPeriod > 0;
-    timestampMask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    auto stamps = [&](uint32_t f, bool* has, uint64_t* mask) {
+        uint32_t bits = families[f].timestampValidBits;
+        *has = bits > 0 && limits.timestampPeriod > 0;
+        *mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    };
+    stamps(family, &timestamps, &timestampMask);
+
+    auto choice = vkinfer::chooseAsyncComputeQueue(vkinfer::describeQueueFamilies(physical), family);
+    if (!choice.ok()) throw DemoError("choosing a queue for asynchronous compute: " + choice.status().toString());
+    asyncChoice = *choice;
+    computeFamily = asyncChoice.family;
+    stamps(computeFamily, &computeTimestamps, &computeTimestampMask);
 }
 
 void VulkanHost::createDevice() {
@@ -172,24 +181,35 @@ void VulkanHost::createDevice() {
     memoryFd = has(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     semaphoreFd = has(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
 
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qi.queueFamilyIndex = family;
-    qi.queueCount = 1;
-    qi.pQueuePriorities = &priority;
+    // The graphics queue, and the one for asynchronous compute: in its own family, or queue 1
+    // of the graphics family, or none (the graphics queue itself).
+    const float priorities[2] = {1.0f, 1.0f};
+    std::vector<VkDeviceQueueCreateInfo> queues(1, {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO});
+    queues[0].queueFamilyIndex = family;
+    queues[0].queueCount = computeFamily == family ? asyncChoice.queueIndex + 1 : 1;
+    queues[0].pQueuePriorities = priorities;
+    if (computeFamily != family) {
+        queues.push_back({VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO});
+        queues[1].queueFamilyIndex = computeFamily;
+        queues[1].queueCount = asyncChoice.queueIndex + 1;
+        queues[1].pQueuePriorities = priorities;
+    }
     const std::vector<const char*>& names = requirements->extensionNames();
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     dci.pNext = requirements->featureChain();  // the core features travel in the chain
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qi;
+    dci.queueCreateInfoCount = static_cast<uint32_t>(queues.size());
+    dci.pQueueCreateInfos = queues.data();
     dci.enabledExtensionCount = static_cast<uint32_t>(names.size());
     dci.ppEnabledExtensionNames = names.data();
     DEMO_VK(vkCreateDevice(physical, &dci, nullptr, &device));
     vkGetDeviceQueue(device, family, 0, &queue);
+    vkGetDeviceQueue(device, computeFamily, asyncChoice.queueIndex, &computeQueue);
     VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pci.queueFamilyIndex = family;
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;  // each frame slot re-records its buffers
     DEMO_VK(vkCreateCommandPool(device, &pci, nullptr, &pool));
+    pci.queueFamilyIndex = computeFamily;
+    DEMO_VK(vkCreateCommandPool(device, &pci, nullptr, &computePool));
     if (memoryFd)
         getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device, "vkGetMemoryFdKHR"));
     if (semaphoreFd) {
@@ -203,6 +223,7 @@ VulkanHost::~VulkanHost() {
     if (device) {
         vkDeviceWaitIdle(device);
         if (pool) vkDestroyCommandPool(device, pool, nullptr);
+        if (computePool) vkDestroyCommandPool(device, computePool, nullptr);
         vkDestroyDevice(device, nullptr);  // the layer reports objects left on the device here
     }
     if (messenger_) {
@@ -220,6 +241,8 @@ vkinfer::HostDevice VulkanHost::hostDevice() const {
     h.device = device;
     h.queueFamilyIndex = family;
     h.queue = queue;  // vkinfer uploads the weights once on it, at prepare
+    h.computeQueueFamilyIndex = computeFamily;  // SessionQueue::AsyncCompute sessions run here
+    h.computeQueue = computeQueue;
     h.apiVersion = VK_API_VERSION_1_2;
     h.enabledExtensions = extensions;
     h.enabledFeatureChain = requirements->featureChain();
@@ -232,7 +255,8 @@ uint32_t VulkanHost::memoryType(uint32_t bits, VkMemoryPropertyFlags flags) cons
     throw DemoError("no memory type with properties " + std::to_string(flags) + " for this resource");
 }
 
-GpuImage VulkanHost::createImage(uint32_t width, uint32_t height, VkImageUsageFlags usage, VkFormat format) {
+GpuImage VulkanHost::createImage(uint32_t width, uint32_t height, VkImageUsageFlags usage, VkFormat format,
+                                 const std::vector<uint32_t>& sharedFamilies) {
     GpuImage img;
     img.format = format;
     img.width = width;
@@ -247,6 +271,11 @@ GpuImage VulkanHost::createImage(uint32_t width, uint32_t height, VkImageUsageFl
     ci.tiling = VK_IMAGE_TILING_OPTIMAL;
     ci.usage = usage;
     ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    if (sharedFamilies.size() >= 2) {
+        ci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        ci.queueFamilyIndexCount = static_cast<uint32_t>(sharedFamilies.size());
+        ci.pQueueFamilyIndices = sharedFamilies.data();
+    }
     DEMO_VK(vkCreateImage(device, &ci, nullptr, &img.image));
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(device, img.image, &req);
@@ -419,9 +448,12 @@ VkShaderModule VulkanHost::shaderModule(const uint32_t* code, size_t bytes) cons
     return m;
 }
 
-VkCommandBuffer VulkanHost::allocateCommandBuffer() const {
+VkCommandBuffer VulkanHost::allocateCommandBuffer() const { return allocateFrom(pool); }
+VkCommandBuffer VulkanHost::allocateComputeCommandBuffer() const { return allocateFrom(computePool); }
+
+VkCommandBuffer VulkanHost::allocateFrom(VkCommandPool from) const {
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool;
+    ai.commandPool = from;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;

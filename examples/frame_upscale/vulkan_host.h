@@ -1,7 +1,9 @@
 // The renderer's own Vulkan setup: a Vulkan 1.2 instance (with the Khronos validation layer
 // and synchronization validation when asked), a device created from what vkinfer asks for
-// (queryDeviceRequirements) plus what the renderer needs, one graphics + compute queue, and
-// the images, buffers and command buffers the passes use. No window: everything renders
+// (queryDeviceRequirements) plus what the renderer needs, a graphics + compute queue and a
+// queue for asynchronous compute (chooseAsyncComputeQueue: a compute family without
+// graphics where the device has one, else a second queue, else the same queue), and the
+// images, buffers and command buffers the passes use. No window: everything renders
 // offscreen.
 #pragma once
 
@@ -60,11 +62,19 @@ public:
     uint32_t family = 0;
     VkQueue queue = VK_NULL_HANDLE;
     VkCommandPool pool = VK_NULL_HANDLE;
+    // Asynchronous compute (the async pattern): the queue vkinfer's session runs on, and a
+    // pool of its family for the command buffers recordInference records into.
+    vkinfer::AsyncQueueChoice asyncChoice;
+    uint32_t computeFamily = 0;
+    VkQueue computeQueue = VK_NULL_HANDLE;
+    VkCommandPool computePool = VK_NULL_HANDLE;
     std::string deviceName;
     std::array<uint8_t, 16> deviceUuid{};
     VkPhysicalDeviceLimits limits{};
     bool timestamps = false;     // the queue family writes timestamps
     uint64_t timestampMask = 0;  // valid bits of a timestamp
+    bool computeTimestamps = false;     // the same for the compute family
+    uint64_t computeTimestampMask = 0;
     bool validation = false;
     // Semaphores as opaque fds (enabled where the device offers VK_KHR_external_semaphore_fd).
     bool semaphoreFd = false;
@@ -77,11 +87,13 @@ public:
     MessageLog& log() { return *log_; }
     std::shared_ptr<MessageLog> sharedLog() const { return log_; }
 
-    // What wrapHostDevice needs: the handles and what was enabled.
+    // What wrapHostDevice needs: the handles and what was enabled (the compute queue too).
     vkinfer::HostDevice hostDevice() const;
 
+    // `sharedFamilies`: created VK_SHARING_MODE_CONCURRENT over these queue families (two or
+    // more distinct ones), else exclusive.
     GpuImage createImage(uint32_t width, uint32_t height, VkImageUsageFlags usage,
-                         VkFormat format = VK_FORMAT_R8G8B8A8_UNORM);
+                         VkFormat format = VK_FORMAT_R8G8B8A8_UNORM, const std::vector<uint32_t>& sharedFamilies = {});
     // A buffer with its own memory: host-visible and mapped, or device-local; `exportable`
     // allocates it as a dedicated allocation exportable as an opaque fd.
     GpuBuffer createBuffer(VkDeviceSize size, VkBufferUsageFlags usage, bool hostVisible, bool exportable = false);
@@ -102,11 +114,13 @@ public:
     VkSemaphore importTimelineSemaphore(int fd);
 
     VkShaderModule shaderModule(const uint32_t* code, size_t bytes) const;
-    VkCommandBuffer allocateCommandBuffer() const;
+    VkCommandBuffer allocateCommandBuffer() const;  // from `pool`
+    VkCommandBuffer allocateComputeCommandBuffer() const;  // from `computePool`
     VkFence createFence(bool signaled) const;
 
 private:
     uint32_t memoryType(uint32_t bits, VkMemoryPropertyFlags flags) const;
+    VkCommandBuffer allocateFrom(VkCommandPool from) const;
     void pickDevice(int deviceIndex);
     void createDevice();
 

@@ -57,6 +57,65 @@ struct DeviceInfo {
 // Lists the Vulkan physical devices in loader order.
 Result<std::vector<DeviceInfo>> listDevices();
 
+// ---------------------------------------------------------------------------------------
+// Queues. Which queue inference runs on is decided from the device's queue families alone,
+// by the pure functions below, so that a host (or a test) can ask what vkinfer would choose
+// for a device it only describes.
+
+// A queue family as VkQueueFamilyProperties describes it.
+struct QueueFamilyInfo {
+    bool graphics = false;
+    bool compute = false;
+    bool transfer = false;
+    uint32_t queueCount = 0;
+    uint32_t timestampValidBits = 0;  // 0: no timestamps (RunStats::gpuMs stays -1)
+};
+
+// Where a session's work runs (SessionOptions::queue).
+enum class SessionQueue {
+    // The context's queue: for Context::create, a compute family without graphics where the
+    // device has one with timestamps, else the first compute family with timestamps, else
+    // the first compute family; for wrapHostDevice, HostDevice::queueFamilyIndex.
+    Context,
+    // Asynchronous compute: a queue family with compute and without graphics, so that the GPU
+    // runs inference beside a renderer's graphics queue. For Context::create, such a family
+    // of the device; for wrapHostDevice, HostDevice::computeQueueFamilyIndex (which the host
+    // picks with chooseAsyncComputeQueue). Where there is none, the session falls back to the
+    // context's queue and QueueInfo says so.
+    AsyncCompute,
+};
+
+// The queue a session runs on (Session::queue(), Context::queue()).
+struct QueueInfo {
+    uint32_t family = 0;
+    bool computeOnly = false;    // the family has compute and no graphics
+    bool hostQueue = false;      // the host's HostDevice::queue family (recordInference shares it)
+    bool fellBack = false;       // AsyncCompute was asked for and is not available
+    std::string description;     // e.g. "queue family 2 (compute, transfer; no graphics) of 'NVIDIA H200'"
+};
+
+// How a renderer that submits its graphics work to queue 0 of `graphicsFamily` should give
+// vkinfer an asynchronous-compute queue (create it with the device, then name it in
+// HostDevice::computeQueueFamilyIndex / computeQueue), best first:
+enum class AsyncQueueKind {
+    ComputeFamily,  // a family with compute and no graphics (one with timestamps preferred)
+    SecondQueue,    // none: another queue of a family with compute (the graphics family's queue
+                    // 1, or another graphics family): separate submissions, overlapping as far
+                    // as the driver runs such queues side by side
+    SameQueue,      // neither (lavapipe: one family with one queue): the renderer's own queue;
+                    // semaphores still order the work, but nothing overlaps
+};
+struct AsyncQueueChoice {
+    AsyncQueueKind kind = AsyncQueueKind::SameQueue;
+    uint32_t family = 0;
+    uint32_t queueIndex = 0;  // create at least queueIndex + 1 queues in `family`
+    std::string description;  // what was chosen and, for a fallback, why
+};
+// Fails with InvalidArgument for a graphicsFamily that is not among `families`, and with
+// Unsupported when no family has compute.
+Result<AsyncQueueChoice> chooseAsyncComputeQueue(const std::vector<QueueFamilyInfo>& families,
+                                                 uint32_t graphicsFamily);
+
 struct ContextOptions {
     // Physical device index as listDevices() reports it; -1 picks the first discrete GPU,
     // then the first integrated GPU, then the first device.
@@ -87,12 +146,16 @@ struct MemoryStats {
 };
 
 // Owns a VkInstance, VkDevice and compute queue (the "separate context" pattern), plus a
-// pipeline cache shared by all sessions on it. Cheap to copy (shared ownership).
+// pipeline cache shared by all sessions on it. Cheap to copy (shared ownership). Its device
+// has a second queue where SessionQueue::AsyncCompute picks another family than the
+// context's queue.
 class Context {
 public:
     static Result<Context> create(const ContextOptions& options = {});
 
     const DeviceInfo& device() const;
+    // The queue a session created with SessionOptions::queue = `which` runs on on this context.
+    const QueueInfo& queue(SessionQueue which = SessionQueue::Context) const;
     bool validationEnabled() const;
     // Takes the validation messages reported since the last call (empty without validation).
     std::vector<std::string> takeValidationMessages();

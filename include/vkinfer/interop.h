@@ -79,6 +79,10 @@ private:
 // 1.2, no compute queue family), naming why.
 Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice);
 
+// The physical device's queue families (vkGetPhysicalDeviceQueueFamilyProperties), for
+// chooseAsyncComputeQueue (context.h): which queue to create for asynchronous compute.
+std::vector<QueueFamilyInfo> describeQueueFamilies(VkPhysicalDevice physicalDevice);
+
 // The host's device and what it enabled. vkinfer never destroys these objects; they must
 // outlive every Context and Session made from them.
 struct HostDevice {
@@ -91,6 +95,15 @@ struct HostDevice {
     // submit) on this device. recordInference never submits. When given, calls that submit
     // lock nothing on the host's side: the host must not use the queue concurrently.
     VkQueue queue = VK_NULL_HANDLE;
+    // Optional, for asynchronous compute (SessionOptions::queue = SessionQueue::AsyncCompute):
+    // the family of a queue the host created beside its graphics queue for inference
+    // (chooseAsyncComputeQueue says which: a compute family without graphics where the device
+    // has one), and optionally that queue, for vkinfer's own submissions on it (as `queue`).
+    // Sessions on it record for this family: their recordInference command buffers come from
+    // a pool of it. VK_QUEUE_FAMILY_IGNORED: none (such sessions fall back to
+    // queueFamilyIndex; Session::queue() says so).
+    uint32_t computeQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    VkQueue computeQueue = VK_NULL_HANDLE;
     // Required: VkApplicationInfo::apiVersion the host created the instance with (at least
     // VK_API_VERSION_1_2). 0, the default, is refused: a default could pass a 1.1 instance
     // whose pipelines would then fail validation.
@@ -121,16 +134,32 @@ Result<Context> wrapHostDevice(const HostDevice& host);
 // How an image or buffer was last used before vkinfer's commands ("before"), or will be used
 // after them ("after"). vkinfer records the barriers and layout transitions between these
 // and its own accesses.
+//
+// queueFamily: the queue family of that use when it is not the session's (asynchronous
+// compute: the renderer's graphics family; Session::queue()). Work on another queue is
+// ordered by the host's semaphores, so vkinfer's own barriers then start from (end at) the
+// top (bottom) of its pipe, and `stages`/`access` describe the use on that other queue. For
+// a resource created with VK_SHARING_MODE_EXCLUSIVE, vkinfer records its half of a queue
+// family ownership transfer: the acquire from this family ("before"; none for an output
+// image whose "before" layout is UNDEFINED, whose contents are discarded) or the release to
+// it ("after"); the host records the other half (recordReleaseToSession,
+// recordAcquireFromSession). For VK_SHARING_MODE_CONCURRENT resources leave it
+// VK_QUEUE_FAMILY_IGNORED and give stages of the session's queue (TOP_OF_PIPE / BOTTOM_OF_PIPE
+// and no access where the other use is on another queue). IGNORED or the session's own family:
+// no transfer, and the stages are of the session's queue.
 struct ImageState {
     // UNDEFINED as "before": contents may be discarded. As "after": the image is left in the
     // layout vkinfer used (SHADER_READ_ONLY_OPTIMAL for sampled inputs, GENERAL otherwise).
     VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
     VkPipelineStageFlags stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
     VkAccessFlags access = 0;
+    uint32_t queueFamily = VK_QUEUE_FAMILY_IGNORED;
 };
+// For buffers an ownership transfer covers the range from the buffer's offset to its end.
 struct BufferState {
     VkPipelineStageFlags stages = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
     VkAccessFlags access = 0;
+    uint32_t queueFamily = VK_QUEUE_FAMILY_IGNORED;
 };
 
 // An image the host owns (mip 0, array layer 0, color aspect). Formats:
@@ -208,11 +237,24 @@ struct RecordIO {
 };
 
 // Records pre-processing, inference and post-processing into the host's command buffer,
-// which must be in the recording state, outside a render pass, for a queue of the context's
-// family. The engine never submits. Afterwards the compute pipeline, the descriptor sets
+// which must be in the recording state, outside a render pass, for a queue of the session's
+// family (Session::queue().family: queueFamilyIndex, or computeQueueFamilyIndex for an
+// asynchronous-compute session). The engine never submits. Afterwards the compute pipeline, the descriptor sets
 // bound at VK_PIPELINE_BIND_POINT_COMPUTE and compute push constants are the engine's: the
 // host must rebind its own before its next dispatch. Graphics state is untouched.
 Status recordInference(Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
+
+// Asynchronous compute with VK_SHARING_MODE_EXCLUSIVE images and buffers (ImageState::
+// queueFamily): the host's halves of the queue family ownership transfers recordInference
+// records for the same `io`, with the same layouts (a transfer also makes the layout change
+// vkinfer needs, so both halves name it). recordReleaseToSession: the releases of what "before"
+// states name on another family, into a command buffer of that family that runs after the
+// resources' last use there and before the submission signaling the semaphore inference
+// waits on. recordAcquireFromSession: the acquires of what "after" states name, into a
+// command buffer of that family submitted after waiting on inference, before their next use.
+// Records nothing where no state names another family. Fails only for an empty session.
+Status recordReleaseToSession(const Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
+Status recordAcquireFromSession(const Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
 
 // ---------------------------------------------------------------------------------------
 // Shared resources: external memory and semaphores as file descriptors.

@@ -40,6 +40,12 @@ struct SessionOptions {
     // buffer, with exported or imported memory, or with a submission in flight are kept
     // regardless. 0: no limit.
     uint32_t maxCachedPlans = 8;
+    // The queue the session's work runs on: the context's, or asynchronous compute (a compute
+    // family without graphics, beside a renderer's graphics queue; context.h SessionQueue).
+    // Where asynchronous compute is not available the session falls back to the context's
+    // queue; Session::queue() says which it got and why. recordInference then records for
+    // that family (interop.h: the host's command buffers must come from a pool of it).
+    SessionQueue queue = SessionQueue::Context;
     // Which kernels to use where several can run (tensor cores, tile shapes, direct
     // convolutions; plan.h). The environment variables VKINFER_CONV_TILES and
     // VKINFER_DIRECT_CONV set the fields left at Auto (docs/CLI.md, "Environment"); a value
@@ -133,6 +139,8 @@ public:
 
     const Model& model() const;
     const SessionOptions& options() const;
+    // The queue (family) this session submits to and records for (SessionOptions::queue).
+    const QueueInfo& queue() const;
 
     std::shared_ptr<detail::SessionImpl> impl() const { return impl_; }
 

@@ -114,6 +114,12 @@ Result<Context> wrapHostDevice(const HostDevice& host) {
         adopted.device = host.device;
         adopted.queueFamily = host.queueFamilyIndex;
         adopted.queue = host.queue;
+        if (host.computeQueueFamilyIndex != VK_QUEUE_FAMILY_IGNORED) {
+            adopted.computeFamily = host.computeQueueFamilyIndex;
+            adopted.computeQueue = host.computeQueue;
+        } else if (host.computeQueue) {
+            fail(ErrorCode::InvalidArgument, "HostDevice::computeQueue is given without computeQueueFamilyIndex");
+        }
         auto& e = adopted.enabled;
         bool chainTimeline = false;
         vk::FeatureSet f = vk::featuresInChain(host.enabledFeatureChain, &chainTimeline);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "interop/queue_transfer.h"
 #include "kernels/families/image_to_tensor.h"
 #include "kernels/families/tensor_to_image.h"
 #include "runtime/device_guard.h"
@@ -149,10 +150,15 @@ std::vector<int64_t> imageInputShape(const TensorDesc& d, const HostImage& img) 
 
 }  // namespace
 
-Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io) {
+Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& hostIO) {
     if (!session.impl()) return Status(ErrorCode::InvalidArgument, "recordInference: the session is empty");
     return detail::guardDevice(*session.impl()->context.impl(), "recordInference", [&] {
         detail::SessionImpl& s = *session.impl();
+        // Resources the host uses on another queue family (asynchronous compute): vkinfer's
+        // halves of their ownership transfers, and the states as this queue sees them, which
+        // everything below records its barriers from (interop/queue_transfer.h).
+        const interop::OwnershipTransfers transfers = interop::ownershipTransfers(hostIO, s.queue().family);
+        const RecordIO io = interop::onSessionQueue(hostIO, s.queue().family);
         detail::ContextImpl& ctx = s.ctx();
         const Model& model = s.model;
         if (!cmd) fail(ErrorCode::InvalidArgument, "recordInference: the command buffer is null");
@@ -272,6 +278,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                               VK_ACCESS_TRANSFER_WRITE_BIT);
         plan.recordWeightUpload(cmd, slot);
+        for (const auto& t : transfers.toSession) interop::recordAcquire(cmd, t);
         auto stamp = [&](uint32_t k, VkPipelineStageFlagBits stage) {
             if (io.timestampPool) vkCmdWriteTimestamp(cmd, stage, io.timestampPool, io.firstTimestamp + k);
         };
@@ -419,6 +426,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
                          stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
         }
+        for (const auto& t : transfers.fromSession) interop::recordRelease(cmd, t);
         s.framePlan[io.frame] = &plan;
         plan.pinned = true;  // the host may be executing this recording for a while
     });

@@ -87,6 +87,7 @@ Result<Context> Context::create(const ContextOptions& options) {
 }
 
 const DeviceInfo& Context::device() const { return impl_->info; }
+const QueueInfo& Context::queue(SessionQueue which) const { return impl_->device->queue(which).info; }
 
 MemoryStats Context::memoryStats() const {
     const vk::MemoryCounters& m = impl_->device->memory();

@@ -34,7 +34,7 @@ void reuseSlot(VkDevice dev, FrameSlot& s) {
     }
 }
 
-void submitSlot(vk::Device& device, VkQueue queue, FrameSlot& s, const plan::CompiledPlan& plan,
+void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlot& s, const plan::CompiledPlan& plan,
                 const std::vector<const Tensor*>& inputs, uint64_t ticket, const std::vector<ExternalWait>& waits,
                 VkSemaphore signalTimeline) {
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -64,8 +64,8 @@ void submitSlot(vk::Device& device, VkQueue queue, FrameSlot& s, const plan::Com
     si.pSignalSemaphores = &signalTimeline;
     {
         VkResult r = vk::injectedResult("vkQueueSubmit");
-        std::lock_guard<std::mutex> lock(device.queueMutex());
-        if (r == VK_SUCCESS) r = vkQueueSubmit(queue, 1, &si, s.fence);
+        std::lock_guard<std::mutex> lock(*queue.lock);
+        if (r == VK_SUCCESS) r = vkQueueSubmit(queue.submitHandle("Session::run/submit"), 1, &si, s.fence);
         VK_CHECK_RESULT(r, "vkQueueSubmit (inference)");
     }
     s.submitted = true;

@@ -31,7 +31,7 @@ void reuseSlot(VkDevice dev, FrameSlot& s);
 // Copies `inputs` (graph input order; null for those left out) into the slot's staging and
 // submits its recorded command buffer to `queue`, waiting on `waits` and signaling
 // `signalTimeline` with `ticket` when given; returns at once.
-void submitSlot(vk::Device& device, VkQueue queue, FrameSlot& s, const plan::CompiledPlan& plan,
+void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlot& s, const plan::CompiledPlan& plan,
                 const std::vector<const Tensor*>& inputs, uint64_t ticket, const std::vector<ExternalWait>& waits,
                 VkSemaphore signalTimeline);
 

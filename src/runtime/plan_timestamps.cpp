@@ -15,7 +15,7 @@ void TimestampLayout::readGpuTimes(const detail::ContextImpl& ctx, VkQueryPool p
     uint64_t* ts = profile_ ? perDispatch.data() : fixed;
     if (enabled_ && vkGetQueryPoolResults(ctx.device->handle(), pool, 0, count(), count() * sizeof(uint64_t), ts,
                                           sizeof(uint64_t), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
-        uint32_t bits = ctx.device->timestampValidBits();
+        uint32_t bits = validBits_;
         uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
         auto ms = [&](size_t a, size_t b) {
             return static_cast<double>((ts[b] - ts[a]) & mask) * ctx.info.timestampPeriodNs * 1e-6;

@@ -19,7 +19,7 @@ public:
     // has them (`validBits` > 0); a pair per dispatch as well with SessionOptions::profile.
     TimestampLayout(const SessionOptions& options, uint32_t validBits, size_t dispatchCount)
         : enabled_(options.timestamps && validBits > 0), profile_(enabled_ && options.profile),
-          dispatchCount_(dispatchCount) {}
+          validBits_(validBits), dispatchCount_(dispatchCount) {}
 
     bool enabled() const { return enabled_; }
     bool profile() const { return profile_; }
@@ -44,6 +44,7 @@ public:
 private:
     bool enabled_;
     bool profile_;
+    uint32_t validBits_;  // of the queue family the timestamps are written on
     size_t dispatchCount_;
 };
 

@@ -6,9 +6,10 @@
 
 namespace vkinfer::rt {
 
-PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options)
-    : ctx_(ctx), plan_(std::move(plan)), options_(options),
-      timestamps_(options, ctx.device->timestampValidBits(), plan_.dispatches.size()) {
+PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options,
+                           const vk::DeviceQueue& queue)
+    : ctx_(ctx), queue_(queue), plan_(std::move(plan)), options_(options),
+      timestamps_(options, queue.timestampBits, plan_.dispatches.size()) {
     const vk::Device& dev = *ctx_.device;
     if (options_.framesInFlight < 1 || options_.framesInFlight > 16)
         fail(ErrorCode::InvalidArgument, "framesInFlight must be between 1 and 16 (got {})", options_.framesInFlight);
@@ -22,13 +23,13 @@ PreparedPlan::PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, co
     try {
         weights_.allocate(dev, plan_.allocations[plan::kWeightsAlloc].size);
         VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-        pi.queueFamilyIndex = dev.queueFamily();
+        pi.queueFamilyIndex = queue_.family;
         pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         VK_CHECK(vkCreateCommandPool(dev.handle(), &pi, nullptr, &commandPool_));
         for (const auto& d : plan_.dispatches)
             pipelines_.push_back(ctx_.pipelines->get(d.kernel, d.bindings.size(), d.localSize, d.spec));
         slots_.resize(options_.framesInFlight);
-        weights_.upload(*ctx_.device, plan_, commandPool_, options_.framesInFlight);
+        weights_.upload(*ctx_.device, queue_, plan_, commandPool_, options_.framesInFlight);
     } catch (...) {
         release();
         throw;
@@ -82,10 +83,10 @@ VkBuffer PreparedPlan::buffer(const FrameSlot& s, int alloc) const {
 void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs, uint64_t ticket,
                           const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline) {
     VkDevice dev = ctx_.device->handle();
-    VkQueue queue = ctx_.device->queueFor("Session::run/submit");
+    queue_.submitHandle("Session::run/submit");  // fails, changing nothing, where the host gave no queue
     reuseSlot(dev, s);
     if (!s.commandsRecorded) recordSlotRun(dev, commandPool_, s, plan_, pipelines_, timestamps_);
-    submitSlot(*ctx_.device, queue, s, plan_, inputs, ticket, waits, signalTimeline);
+    submitSlot(*ctx_.device, queue_, s, plan_, inputs, ticket, waits, signalTimeline);
 }
 
 void PreparedPlan::refreshSlot(FrameSlot& s) {

@@ -28,7 +28,10 @@ namespace vkinfer::rt {
 
 class PreparedPlan {
 public:
-    PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options);
+    // Runs on `queue` (the session's: SessionOptions::queue): its command pool is of that
+    // family, the weights are uploaded and the separate-context runs submitted on it.
+    PreparedPlan(detail::ContextImpl& ctx, plan::CompiledPlan plan, const SessionOptions& options,
+                 const vk::DeviceQueue& queue);
     ~PreparedPlan();
     PreparedPlan(const PreparedPlan&) = delete;
     PreparedPlan& operator=(const PreparedPlan&) = delete;
@@ -38,6 +41,7 @@ public:
     // exported or imported): never evicted from the session's plan cache.
     bool pinned = false;
     detail::ContextImpl& context() const { return ctx_; }
+    const vk::DeviceQueue& queue() const { return queue_; }
 
     // Frame slot `i` (< framesInFlight), created on first use.
     FrameSlot& slot(uint32_t i);
@@ -74,6 +78,7 @@ private:
     void release();
 
     detail::ContextImpl& ctx_;
+    const vk::DeviceQueue& queue_;  // owned by the device, which outlives the plan
     plan::CompiledPlan plan_;
     SessionOptions options_;
     TimestampLayout timestamps_;

@@ -88,7 +88,7 @@ rt::PreparedPlan& SessionImpl::planFor(const InputShapes& shapes, bool* compiled
     std::vector<NamedTensor> constants = values;
     for (auto& d : detail::defaultValues(*model.data(), defaulted)) constants.push_back(std::move(d));
     auto compiledPlan = plan::compilePlan(model.data()->graph, shapes, planOptions(), constants);
-    auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options);
+    auto prepared = std::make_unique<rt::PreparedPlan>(ctx(), std::move(compiledPlan), options, queue());
     ctx().checkValidation("plan preparation");
     ++plansCompiled;
     planLastUse[key] = ++useClock;
@@ -373,5 +373,6 @@ Result<std::string> Session::planJson(const InputShapes& shapes) {
 
 const Model& Session::model() const { return impl_->model; }
 const SessionOptions& Session::options() const { return impl_->options; }
+const QueueInfo& Session::queue() const { return impl_->queue().info; }
 
 }  // namespace vkinfer

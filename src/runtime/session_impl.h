@@ -42,6 +42,8 @@ struct SessionImpl {
     ~SessionImpl();
 
     ContextImpl& ctx() { return *context.impl(); }
+    // The queue the session runs on (SessionOptions::queue).
+    const vk::DeviceQueue& queue() const { return context.impl()->device->queue(options.queue); }
     PlanOptions planOptions() const;
     // The prepared plan for these (resolved) shapes, compiling it on first use.
     // Inputs listed by passes::valueInputs are part of the key and bound by value. Inputs

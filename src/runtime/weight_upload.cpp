@@ -30,7 +30,8 @@ void PlanWeights::allocate(const vk::Device& dev, VkDeviceSize size) {
                          vk::MemoryKind::Weights);
 }
 
-void PlanWeights::upload(vk::Device& dev, const plan::CompiledPlan& plan, VkCommandPool pool, uint32_t frameSlots) {
+void PlanWeights::upload(const vk::Device& dev, const vk::DeviceQueue& queue, const plan::CompiledPlan& plan,
+                         VkCommandPool pool, uint32_t frameSlots) {
     if (size_ > 0) {
         staging_ = vk::Buffer(dev, size_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryUse::Upload, "weight staging",
                               vk::MemoryKind::Staging);
@@ -43,7 +44,7 @@ void PlanWeights::upload(vk::Device& dev, const plan::CompiledPlan& plan, VkComm
     }
     if (size_ == 0) {
         uploaded_ = true;  // nothing to upload
-    } else if (dev.hasQueue()) {  // upload now and free the staging
+    } else if (queue.handle) {  // upload now and free the staging
         VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         ai.commandPool = pool;
         ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -55,7 +56,7 @@ void PlanWeights::upload(vk::Device& dev, const plan::CompiledPlan& plan, VkComm
         VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
         recordCopyToWeights(cmd, staging_.handle(), buffer_.handle(), size_);
         VK_CHECK(vkEndCommandBuffer(cmd));
-        submitOnce(dev, cmd);  // on failure the command buffer goes with the pool
+        submitOnce(dev, queue, cmd);  // on failure the command buffer goes with the pool
         uploaded_ = true;
         vkFreeCommandBuffers(dev.handle(), pool, 1, &cmd);
         staging_ = vk::Buffer();
@@ -66,7 +67,7 @@ void PlanWeights::upload(vk::Device& dev, const plan::CompiledPlan& plan, VkComm
     }
 }
 
-void PlanWeights::submitOnce(vk::Device& device, VkCommandBuffer cmd) {
+void PlanWeights::submitOnce(const vk::Device& device, const vk::DeviceQueue& queue, VkCommandBuffer cmd) {
     VkDevice dev = device.handle();
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkFence fence;
@@ -76,8 +77,8 @@ void PlanWeights::submitOnce(vk::Device& device, VkCommandBuffer cmd) {
     si.pCommandBuffers = &cmd;
     VkResult r = vk::injectedResult("vkQueueSubmit");
     if (r == VK_SUCCESS) {
-        std::lock_guard<std::mutex> lock(device.queueMutex());
-        r = vkQueueSubmit(device.queueFor("uploading weights"), 1, &si, fence);
+        std::lock_guard<std::mutex> lock(*queue.lock);
+        r = vkQueueSubmit(queue.submitHandle("uploading weights"), 1, &si, fence);
     }
     if (r == VK_SUCCESS) r = vk::injectedResult("vkWaitForFences");
     if (r == VK_SUCCESS) r = vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX);

@@ -20,10 +20,12 @@ public:
     // The device buffer, created even when empty so that allocation failures are reported in
     // the order the plan's resources are made.
     void allocate(const vk::Device& dev, VkDeviceSize size);
-    // Fills the staging from the plan's constants, then uploads it now where the device has
-    // a queue (and frees it), or prepares one marker word per frame slot where it has not.
-    // `pool` lends the one-off command buffer.
-    void upload(vk::Device& dev, const plan::CompiledPlan& plan, VkCommandPool pool, uint32_t frameSlots);
+    // Fills the staging from the plan's constants, then uploads it now on `queue` where the
+    // host gave its handle (or vkinfer owns the device), and frees it; or prepares one marker
+    // word per frame slot where it did not. `pool` (of the queue's family) lends the one-off
+    // command buffer.
+    void upload(const vk::Device& dev, const vk::DeviceQueue& queue, const plan::CompiledPlan& plan, VkCommandPool pool,
+                uint32_t frameSlots);
 
     // Queueless host devices: records the upload into `cmd` unless a recording is known to
     // have run. Each recorded upload ends by writing the marker word of its slot; when the
@@ -36,7 +38,7 @@ public:
     const vk::Buffer& buffer() const { return buffer_; }
 
 private:
-    void submitOnce(vk::Device& device, VkCommandBuffer cmd);
+    void submitOnce(const vk::Device& device, const vk::DeviceQueue& queue, VkCommandBuffer cmd);
 
     VkDeviceSize size_ = 0;
     vk::Buffer buffer_;

@@ -8,33 +8,65 @@
 #include "vk/device_requirements.h"
 #include "vk/fault_injection.h"
 #include "vk/instance.h"
+#include "vk/queue_choice.h"
 
 namespace vkinfer::vk {
 
+std::vector<QueueFamilyInfo> readQueueFamilies(VkPhysicalDevice phys) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> props(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, props.data());
+    std::vector<QueueFamilyInfo> families;
+    for (const auto& p : props)
+        families.push_back({(p.queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0, (p.queueFlags & VK_QUEUE_COMPUTE_BIT) != 0,
+                            (p.queueFlags & VK_QUEUE_TRANSFER_BIT) != 0, p.queueCount, p.timestampValidBits});
+    return families;
+}
+
+VkQueue DeviceQueue::submitHandle(const char* what) const {
+    if (!handle)
+        fail(ErrorCode::InvalidArgument, "{} submits work, but the host device was wrapped without a queue for {} "
+                                         "(HostDevice::queue / computeQueue); record into the host's command buffer "
+                                         "instead",
+             what, info.description);
+    return handle;
+}
+
+namespace {
+
+// The queue roles of a device: `info` from the queue choice, the handle, its family's
+// timestamp bits, and one lock per distinct VkQueue.
+void setQueues(DeviceQueue& main, DeviceQueue& async, const std::vector<QueueFamilyInfo>& families,
+               const QueueAssignment& roles, VkQueue mainHandle, VkQueue asyncHandle) {
+    main.info = roles.context;
+    async.info = roles.async;
+    main.family = roles.context.family;
+    async.family = roles.async.family;
+    main.handle = mainHandle;
+    async.handle = asyncHandle;
+    main.timestampBits = families[main.family].timestampValidBits;
+    async.timestampBits = families[async.family].timestampValidBits;
+    main.lock = std::make_shared<std::mutex>();
+    async.lock = asyncHandle && asyncHandle == mainHandle ? main.lock : std::make_shared<std::mutex>();
+}
+
+}  // namespace
+
 Device::Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativeMatrix) : phys_(phys), info_(info) {
-    uint32_t nq = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);
-    std::vector<VkQueueFamilyProperties> families(nq);
-    vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, families.data());
-    // Prefer a compute family without graphics (an async-compute queue), else any compute one.
-    int chosen = -1;
-    for (uint32_t i = 0; i < nq; ++i) {
-        bool compute = families[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
-        if (!compute) continue;
-        if (chosen < 0) chosen = static_cast<int>(i);
-        if (!(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && families[i].timestampValidBits > 0) {
-            chosen = static_cast<int>(i);
-            break;
-        }
-    }
-    if (chosen < 0) fail(ErrorCode::Unsupported, "device '{}' has no compute queue", info.name);
-    queueFamily_ = static_cast<uint32_t>(chosen);
+    const std::vector<QueueFamilyInfo> families = readQueueFamilies(phys);
+    const ContextQueuePlan queues = chooseContextQueues(families, info.name);
 
     float priority = 1.0f;
-    VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    queueInfo.queueFamilyIndex = queueFamily_;
-    queueInfo.queueCount = 1;
-    queueInfo.pQueuePriorities = &priority;
+    std::vector<VkDeviceQueueCreateInfo> queueInfos;
+    for (uint32_t family : {queues.main, queues.async.value_or(queues.main)}) {
+        if (!queueInfos.empty() && queueInfos[0].queueFamilyIndex == family) continue;
+        VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        qi.queueFamilyIndex = family;
+        qi.queueCount = 1;
+        qi.pQueuePriorities = &priority;
+        queueInfos.push_back(qi);
+    }
 
     EnablePlan plan = planDeviceFeatures(phys, khrCooperativeMatrix);
     std::vector<const char*> extensions;
@@ -42,12 +74,15 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativ
 
     VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.pNext = &plan.chain->core;
-    ci.queueCreateInfoCount = 1;
-    ci.pQueueCreateInfos = &queueInfo;
+    ci.queueCreateInfoCount = static_cast<uint32_t>(queueInfos.size());
+    ci.pQueueCreateInfos = queueInfos.data();
     ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
     ci.ppEnabledExtensionNames = extensions.data();
     VK_CHECK(vkCreateDevice(phys, &ci, nullptr, &device_));
-    vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);
+    VkQueue mainQueue = VK_NULL_HANDLE, asyncQueue = VK_NULL_HANDLE;
+    vkGetDeviceQueue(device_, queues.main, 0, &mainQueue);
+    vkGetDeviceQueue(device_, queues.async.value_or(queues.main), 0, &asyncQueue);
+    setQueues(main_, async_, families, assignContextQueues(families, queues, info.name), mainQueue, asyncQueue);
 
     enabled_.features = plan.features;
     enabled_.timelineSemaphore = plan.timelineSemaphore;
@@ -56,16 +91,20 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativ
         enabled_.externalSemaphoreFd |= e == VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
         enabled_.dmaBuf |= e == VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
     }
-    readFamilyAndMemory();
+    readMemoryAndLimits();
 }
 
 Device::Device(const AdoptedDevice& host, const DeviceInfo& info)
-    : phys_(host.physical), info_(info), device_(host.device), queue_(host.queue), queueFamily_(host.queueFamily),
-      owned_(false), enabled_(host.enabled) {
-    readFamilyAndMemory();
+    : phys_(host.physical), info_(info), device_(host.device), owned_(false), enabled_(host.enabled) {
+    const std::vector<QueueFamilyInfo> families = readQueueFamilies(phys_);
+    const bool sameQueue = host.computeQueue && host.computeQueue == host.queue;
+    setQueues(main_, async_, families,
+              assignHostQueues(families, host.queueFamily, host.computeFamily, sameQueue, info.name), host.queue,
+              host.computeFamily ? host.computeQueue : host.queue);
+    readMemoryAndLimits();
 }
 
-void Device::readFamilyAndMemory() {
+void Device::readMemoryAndLimits() {
     supported_ = planDeviceFeatures(phys_).supported;
     VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -77,14 +116,6 @@ void Device::readFamilyAndMemory() {
     p3.pNext = &m3;
     vkGetPhysicalDeviceProperties2(phys_, &p3);
     maxAllocation_ = m3.maxMemoryAllocationSize;
-    uint32_t nq = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(phys_, &nq, nullptr);
-    std::vector<VkQueueFamilyProperties> families(nq);
-    vkGetPhysicalDeviceQueueFamilyProperties(phys_, &nq, families.data());
-    if (queueFamily_ >= nq) fail(ErrorCode::InvalidArgument, "queue family {} does not exist ({} families)", queueFamily_, nq);
-    if (!(families[queueFamily_].queueFlags & VK_QUEUE_COMPUTE_BIT))
-        fail(ErrorCode::Unsupported, "queue family {} of '{}' does not support compute", queueFamily_, info_.name);
-    timestampBits_ = families[queueFamily_].timestampValidBits;
     vkGetPhysicalDeviceMemoryProperties(phys_, &memProps_);
 }
 
@@ -93,14 +124,6 @@ Device::~Device() {
         vkDeviceWaitIdle(device_);
         vkDestroyDevice(device_, nullptr);
     }
-}
-
-VkQueue Device::queueFor(const char* what) const {
-    if (!queue_)
-        fail(ErrorCode::InvalidArgument, "{} submits work, but the host device was wrapped without a queue "
-                                         "(HostDevice::queue); record into the host's command buffer instead",
-             what);
-    return queue_;
 }
 
 void Device::require(bool isEnabled, const char* feature, const std::string& what) const {

@@ -5,8 +5,11 @@
 #include <vulkan/vulkan.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "vk/device_features.h"
 #include "vkinfer/context.h"
@@ -50,12 +53,32 @@ struct AdoptedDevice {
     VkDevice device = VK_NULL_HANDLE;
     uint32_t queueFamily = 0;
     VkQueue queue = VK_NULL_HANDLE;
+    // HostDevice::computeQueueFamilyIndex / computeQueue (SessionQueue::AsyncCompute).
+    std::optional<uint32_t> computeFamily;
+    VkQueue computeQueue = VK_NULL_HANDLE;
     EnabledCapabilities enabled;
 };
 
+// A queue sessions run on (SessionQueue): its family, the handle for vkinfer's own
+// submissions (null where the host gave none: the host records and submits), and the lock
+// those submissions take (one per VkQueue, shared when both roles name the same queue).
+struct DeviceQueue {
+    uint32_t family = 0;
+    VkQueue handle = VK_NULL_HANDLE;
+    uint32_t timestampBits = 0;  // VkQueueFamilyProperties::timestampValidBits
+    QueueInfo info;
+    std::shared_ptr<std::mutex> lock;
+    // The handle; throws naming `what` if the host gave none.
+    VkQueue submitHandle(const char* what) const;
+};
+
+// The device's queue families as the pure queue choices (vk/queue_choice.h) take them.
+std::vector<QueueFamilyInfo> readQueueFamilies(VkPhysicalDevice phys);
+
 class Device {
 public:
-    // Creates a device with one compute queue and every feature and extension vkinfer uses
+    // Creates a device with a compute queue (and one in a second family where asynchronous
+    // compute picks another: vk/queue_choice.h) and every feature and extension vkinfer uses
     // that the device offers (vk/device_requirements.h lists them).
     // khrCooperativeMatrix false: without VK_KHR_cooperative_matrix (planDeviceFeatures).
     Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativeMatrix = true);
@@ -67,10 +90,10 @@ public:
 
     VkDevice handle() const { return device_; }
     VkPhysicalDevice physical() const { return phys_; }
-    // The queue for vkinfer's own submissions; throws naming `what` if the host gave none.
-    VkQueue queueFor(const char* what) const;
-    bool hasQueue() const { return queue_ != VK_NULL_HANDLE; }
-    uint32_t queueFamily() const { return queueFamily_; }
+    // The queue sessions created with SessionOptions::queue = `which` use.
+    const DeviceQueue& queue(SessionQueue which) const {
+        return which == SessionQueue::AsyncCompute ? async_ : main_;
+    }
     const DeviceInfo& info() const { return info_; }
     const EnabledCapabilities& enabled() const { return enabled_; }
     const FeatureSet& supported() const { return supported_; }
@@ -80,9 +103,7 @@ public:
     VkDeviceSize maxAllocationBytes() const { return maxAllocation_; }
     bool owned() const { return owned_; }
     const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memProps_; }
-    std::mutex& queueMutex() { return queueMutex_; }
     MemoryCounters& memory() const { return memory_; }
-    uint32_t timestampValidBits() const { return timestampBits_; }
 
     // A memory type index among `typeBits` with all `required` flags, preferring ones that
     // also have `preferred`. Throws if none.
@@ -94,21 +115,18 @@ public:
     void require(Feature f, const std::string& what) const;
 
 private:
-    void readFamilyAndMemory();
+    void readMemoryAndLimits();
 
     VkPhysicalDevice phys_;
     DeviceInfo info_;
     VkDevice device_ = VK_NULL_HANDLE;
-    VkQueue queue_ = VK_NULL_HANDLE;
-    uint32_t queueFamily_ = 0;
-    uint32_t timestampBits_ = 0;
+    DeviceQueue main_, async_;
     bool owned_ = true;
     EnabledCapabilities enabled_;
     FeatureSet supported_;
     uint32_t subgroupOps_ = 0;
     VkDeviceSize maxAllocation_ = 0;  // what the physical device offers, to tell "not offered" from "not enabled"
     VkPhysicalDeviceMemoryProperties memProps_{};
-    std::mutex queueMutex_;
     mutable MemoryCounters memory_;
 };
 

@@ -967,5 +967,126 @@ TEST_F(Interleaved, RecordRejectsBadBindings) {
     EXPECT_TRUE(imageMatches(HostVulkan::bytes(upscaledBytes), kRgba8, 2 * W, 2 * H, expectedPixels(ref, true)));
 }
 
+// ---------------------------------------------------------------------------------------
+// Asynchronous compute (SessionOptions::queue = SessionQueue::AsyncCompute): the session on
+// the compute queue the host named, a frame in three submissions ordered by semaphores. This
+// host has one queue (a graphics family), so the session runs on it as the fallback; the
+// transfers between two queue families are recorded by the demo's async pattern
+// (vkinfer_demo --pattern async --check) where a device has a compute family.
+
+// Ends `cmd` and submits it to the host's queue after `wait`, signaling `signal` and `fence`.
+void submitOrdered(HostVulkan& vk, VkCommandBuffer cmd, VkSemaphore wait, VkSemaphore signal, VkFence fence) {
+    if (vkEndCommandBuffer(cmd) != VK_SUCCESS) throw std::runtime_error("vkEndCommandBuffer");
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.waitSemaphoreCount = wait ? 1 : 0;
+    si.pWaitSemaphores = &wait;
+    si.pWaitDstStageMask = &stages;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    si.signalSemaphoreCount = signal ? 1 : 0;
+    si.pSignalSemaphores = &signal;
+    if (vkQueueSubmit(vk.queue, 1, &si, fence) != VK_SUCCESS) throw std::runtime_error("vkQueueSubmit");
+}
+
+TEST_F(Interleaved, AsyncComputeSessionRunsOnTheNamedQueueInItsOwnSubmission) {
+    const uint32_t W = 40, H = 24;
+    HostDevice h = vk().hostDevice();
+    h.computeQueueFamilyIndex = vk().family;
+    h.computeQueue = vk().queue;
+    auto wrapped = wrapHostDevice(h);
+    ASSERT_TRUE(wrapped.ok()) << wrapped.status().toString();
+    SessionOptions options;
+    options.queue = SessionQueue::AsyncCompute;
+    Session s = session(*wrapped, options);
+    EXPECT_EQ(s.queue().family, vk().family);
+    EXPECT_TRUE(s.queue().fellBack) << "a family with graphics is reported as a fallback";
+    EXPECT_TRUE(s.queue().hostQueue);
+    EXPECT_NE(s.queue().description.find("is the host's own queue"), std::string::npos) << s.queue().description;
+    EXPECT_EQ(wrapped->queue(SessionQueue::AsyncCompute).description, s.queue().description);
+    EXPECT_FALSE(wrapped->queue(SessionQueue::Context).fellBack);
+
+    Image scene = vk().createImage(kRgba8, W, H);
+    Image upscaled = vk().createImage(kRgba8, 2 * W, 2 * H);
+    // The other submissions' work is ordered by the semaphores: vkinfer's barriers start at
+    // the top and end at the bottom of its pipe.
+    ImageInput in = sampledInput(scene);
+    in.before = {VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
+    in.after = {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
+    ImageOutput out = storageOutput(upscaled);
+    out.after = {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0};
+    RecordIO io;
+    io.imageInputs = {{"input", in}};
+    io.imageOutputs = {{"output", out}};
+
+    VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VkSemaphore rendered, inferred;
+    ASSERT_EQ(vkCreateSemaphore(vk().device, &sci, nullptr, &rendered), VK_SUCCESS);
+    ASSERT_EQ(vkCreateSemaphore(vk().device, &sci, nullptr, &inferred), VK_SUCCESS);
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence done;
+    ASSERT_EQ(vkCreateFence(vk().device, &fci, nullptr, &done), VK_SUCCESS);
+
+    VkCommandBuffer render = vk().begin();
+    drawPattern(render, scene, 0.4f);
+    Status st = recordReleaseToSession(s, render, io);  // nothing to release: one family
+    ASSERT_TRUE(st.ok()) << st.toString();
+    submitOrdered(vk(), render, VK_NULL_HANDLE, rendered, VK_NULL_HANDLE);
+    VkCommandBuffer infer = vk().begin();
+    st = recordInference(s, infer, io);
+    ASSERT_TRUE(st.ok()) << st.toString();
+    submitOrdered(vk(), infer, rendered, inferred, VK_NULL_HANDLE);
+    VkCommandBuffer read = vk().begin();
+    st = recordAcquireFromSession(s, read, io);
+    ASSERT_TRUE(st.ok()) << st.toString();
+    const ImageState afterInference{VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0};
+    const Buffer& sceneBytes = vk().recordReadback(read, scene, afterInference);
+    const Buffer& upscaledBytes = vk().recordReadback(read, upscaled, afterInference);
+    submitOrdered(vk(), read, inferred, VK_NULL_HANDLE, done);
+    ASSERT_EQ(vkWaitForFences(vk().device, 1, &done, VK_TRUE, UINT64_MAX), VK_SUCCESS);
+    vkDestroyFence(vk().device, done, nullptr);
+    vkDestroySemaphore(vk().device, rendered, nullptr);
+    vkDestroySemaphore(vk().device, inferred, nullptr);
+
+    auto scenePx = pixelsRgba(HostVulkan::bytes(sceneBytes), kRgba8, W, H);
+    for (int c = 0; c < 3; ++c) ASSERT_GT(channelRange(scenePx, c), 0.5f) << "the host's pattern is missing, channel " << c;
+    Tensor input = imageTensor(scenePx, W, H);
+    Tensor ref = referenceRun(input);
+    EXPECT_TRUE(imageMatches(HostVulkan::bytes(upscaledBytes), kRgba8, 2 * W, 2 * H, expectedPixels(ref, true)));
+    // The session's own submissions (weights at prepare, Session::run) go to the compute queue.
+    auto run = s.run({{"input", input}});
+    ASSERT_TRUE(run.ok()) << run.status().toString();
+    const Tensor& got = run->at(0).tensor;
+    ASSERT_EQ(got.shape(), ref.shape());
+    float worst = 0;
+    for (int64_t i = 0; i < got.elementCount(); ++i)
+        worst = std::max(worst, std::fabs(got.as<float>()[i] - ref.as<float>()[i]));
+    EXPECT_LE(worst, 1e-5f) << "Session::run on the compute queue against the reference context's";
+}
+
+TEST_F(Interleaved, WrapChecksTheComputeQueue) {
+    HostDevice h = vk().hostDevice();
+    h.computeQueue = vk().queue;  // without its family
+    auto noFamily = wrapHostDevice(h);
+    ASSERT_FALSE(noFamily.ok());
+    EXPECT_EQ(noFamily.status().code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(noFamily.status().message().find("computeQueueFamilyIndex"), std::string::npos)
+        << noFamily.status().message();
+    h.computeQueueFamilyIndex = 9;
+    auto missing = wrapHostDevice(h);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.status().code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(missing.status().message().find("HostDevice::computeQueueFamilyIndex: queue family 9 does not exist"),
+              std::string::npos)
+        << missing.status().message();
+    // Without one, an asynchronous-compute session falls back to the host's queue, saying so.
+    Context ctx = wrap();
+    EXPECT_TRUE(ctx.queue(SessionQueue::AsyncCompute).fellBack);
+    EXPECT_NE(ctx.queue(SessionQueue::AsyncCompute).description.find("HostDevice::computeQueueFamilyIndex"),
+              std::string::npos);
+    Status empty = recordReleaseToSession(Session(), VK_NULL_HANDLE, RecordIO{});
+    EXPECT_EQ(empty.code(), ErrorCode::InvalidArgument) << empty.toString();
+}
+
 }  // namespace
 }  // namespace vkinfer

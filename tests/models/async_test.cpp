@@ -127,5 +127,43 @@ TEST(RunStatsTimes, ProfileGivesOneTimePerDispatch) {
     }
 }
 
+// SessionOptions::queue on a context vkinfer created: the asynchronous-compute session runs
+// on a compute family without graphics where the device has one (the H200: the context's
+// queue already), else on the context's queue, saying so (lavapipe); either way its frames
+// in flight give the same outputs as a session on the context's queue.
+TEST(AsyncSubmit, AsyncComputeQueueGivesTheSameOutputs) {
+    VKINFER_REQUIRE_GPU();
+    const QueueInfo& async = gpuContext().queue(SessionQueue::AsyncCompute);
+    const QueueInfo& main = gpuContext().queue(SessionQueue::Context);
+    EXPECT_FALSE(main.fellBack);
+    EXPECT_FALSE(main.description.empty());
+    EXPECT_EQ(async.fellBack, !async.computeOnly) << async.description;
+    if (async.fellBack) {
+        EXPECT_EQ(async.family, main.family);
+        EXPECT_NE(async.description.find("no compute queue family without graphics"), std::string::npos)
+            << async.description;
+    }
+    SessionOptions opts;
+    opts.framesInFlight = 2;
+    opts.queue = SessionQueue::AsyncCompute;
+    auto session = Session::create(gpuContext(), affineModel(), opts);
+    ASSERT_TRUE(session.ok()) << session.status().toString();
+    EXPECT_EQ(session->queue().family, async.family);
+    std::vector<Ticket> tickets;
+    for (int k = 0; k < 3; ++k) {
+        if (k >= 2) {
+            auto out = session->wait(tickets[k - 2]);
+            ASSERT_TRUE(out.ok()) << out.status().toString();
+            expectFrameOutput(*out, k - 2);
+        }
+        auto t = session->submit({{"x", frameInput(k)}});
+        ASSERT_TRUE(t.ok()) << t.status().toString();
+        tickets.push_back(*t);
+    }
+    auto last = session->wait(tickets[2]);
+    ASSERT_TRUE(last.ok()) << last.status().toString();
+    expectFrameOutput(*last, 2);
+}
+
 }  // namespace
 }  // namespace vkinfer::testing

@@ -2,11 +2,12 @@
 // The demo's "game": an animated procedural scene with edges and texture, so that the
 // difference between upscalers shows: a rotating checkerboard disk, rings moving outward,
 // a block of text-like glyphs scrolling, soft blobs and a thin wave over a moving gradient.
-// `time` is the frame index.
+// `time` is the frame index; `cost` rounds of extra shading work per pixel (--scene-cost)
+// make the pass heavier without changing the picture.
 layout(push_constant) uniform Params {
     vec2 size;
     float time;
-    float unused;
+    uint cost;
 } p;
 layout(location = 0) out vec4 color;
 
@@ -76,6 +77,12 @@ void main() {
     // A thin wave along the bottom.
     float wave = uv.y - (0.41 + 0.03 * sin(9.0 * uv.x + 0.5 * t));
     col = mix(col, vec3(1.0, 0.9, 0.2), cover(0.004 - abs(wave)));
+
+    // Extra work: a chain of dependent transcendentals the compiler cannot fold, whose sum
+    // (at most cost x 1) is scaled far below one step of an 8-bit channel.
+    float work = 0.0;
+    for (uint i = 0u; i < p.cost; ++i) work = sin(work * 1.7 + uv.x * float(i + 1u)) + cos(work + uv.y);
+    col += vec3(work * 1e-7);
 
     color = vec4(clamp(col, 0.0, 1.0), 1.0);
 }
