@@ -3,6 +3,7 @@
 // arrays that own the tensor's bytes.
 #include <fmt/format.h>
 
+#include <cstring>
 #include <memory>
 
 #include "binding.h"
@@ -17,7 +18,7 @@ DataType dataTypeOf(const py::dtype& d, const std::string& what) {
     const size_t size = static_cast<size_t>(d.itemsize());
     if (d.byteorder() == '>')
         throw py::type_error(fmt::format("{}: dtype {} is big-endian; vkinfer reads little-endian (x.astype(x.dtype.newbyteorder('<')))",
-                                         what, std::string(py::str(d))));
+                                         what, std::string(py::str(static_cast<py::handle>(d)))));
     switch (d.kind()) {
         case 'f':
             if (size == 2) return DataType::Float16;
@@ -44,7 +45,7 @@ DataType dataTypeOf(const py::dtype& d, const std::string& what) {
     }
     throw py::type_error(fmt::format("{}: dtype {} is not a tensor type vkinfer has (float16, float32, float64, int8 to "
                                      "int64, uint8 to uint64, bool)",
-                                     what, std::string(py::str(d))));
+                                     what, std::string(py::str(static_cast<py::handle>(d)))));
 }
 
 // The object as a NumPy array without copying its memory where it can be read in place.

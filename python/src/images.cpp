@@ -25,9 +25,12 @@ py::array imageArray(Image&& image) {
     return py::array(py::dtype("uint8"), std::move(shape), std::vector<py::ssize_t>{}, data, base);
 }
 
-// An H x W (gray) or H x W x C (C 1, 3 or 4) uint8 array as an Image (copied).
+// An H x W (gray) or H x W x C (C 1, 3 or 4) uint8 array (any layout) as an Image (copied).
 Image toImage(py::handle obj) {
-    Tensor t = borrowTensor(obj, "image");
+    // The pixels are copied into the Image anyway: a strided array (one channel of an RGB
+    // image) is as good as any.
+    py::object contiguous = py::module_::import("numpy").attr("ascontiguousarray")(obj);
+    Tensor t = borrowTensor(contiguous, "image");
     const auto& s = t.shape();
     if (t.dtype() != DataType::UInt8)
         throw py::type_error(fmt::format("image: dtype {} is not uint8 (8-bit pixels, H x W x C)", dataTypeName(t.dtype())));

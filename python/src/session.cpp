@@ -95,7 +95,7 @@ py::dict statsDict(const RunStats& s) {
 
 py::object runResult(std::vector<NamedTensor>&& outputs, const RunStats* stats) {
     py::dict arrays = toArrays(std::move(outputs));
-    if (!stats) return std::move(arrays);
+    if (!stats) return arrays;
     return py::make_tuple(arrays, statsDict(*stats));
 }
 

@@ -59,8 +59,8 @@ def test_outputs_own_their_memory_and_export_it_through_dlpack(context):
     assert y.flags.writeable and y.flags.c_contiguous
     shared = np.from_dlpack(y)
     assert np.shares_memory(shared, y)
-    shared[0, 0] = 42
-    assert y[0, 0] == 42
+    y[0, 0] = 42  # (numpy.from_dlpack gives read-only views; torch.from_dlpack writable ones)
+    assert shared[0, 0] == 42
     assert y.__dlpack_device__() == (1, 0)
     del sess, y  # the array outlives nothing it needs
     np.testing.assert_array_equal(shared[1], [3, 4, 5])

@@ -42,7 +42,7 @@ def test_model_load_inspect_and_espcn_reference(context, espcn):
 
 def test_plan_is_the_plan_json(context, espcn):
     model = vkinfer.Model.load(espcn / "model.onnx")
-    shapes = {"input": [1, 1, 16, 20]}
+    shapes = {"input": [1, 3, 16, 20]}
     p = vkinfer.plan(model, shapes)
     summary = vkinfer.plan_summary(model, shapes)
     assert len(p["schedule"]) == summary["dispatches"] and p["arena_bytes"] == summary["arena_bytes"]
@@ -54,26 +54,26 @@ def test_plan_is_the_plan_json(context, espcn):
 
 def test_plan_matches_the_cli(espcn):
     model_path = str(espcn / "model.onnx")
-    out = subprocess.run([cli(), "plan", model_path, "--shape", "input=1x1x16x20", "--json"], check=True,
+    out = subprocess.run([cli(), "plan", model_path, "--shape", "input=1x3x16x20", "--json"], check=True,
                          capture_output=True, text=True).stdout
-    assert vkinfer.plan(vkinfer.Model.load(model_path), {"input": [1, 1, 16, 20]}) == json.loads(out)
+    assert vkinfer.plan(vkinfer.Model.load(model_path), {"input": [1, 3, 16, 20]}) == json.loads(out)
 
 
 def test_bench_gives_the_cli_figures(context, espcn):
     model_path = str(espcn / "model.onnx")
     sess = vkinfer.Session(model_path, context)
-    ours = sess.bench(iters=3, warmup=1, shapes={"input": [1, 1, 16, 16]})
+    ours = sess.bench(iters=3, warmup=1, shapes={"input": [1, 3, 16, 16]})
     theirs = json.loads(subprocess.run([cli(), "bench", model_path, "--iters", "3", "--warmup", "1", "--shape",
-                                        "input=1x1x16x16", "--json"], check=True, capture_output=True,
+                                        "input=1x3x16x16", "--json"], check=True, capture_output=True,
                                        text=True).stdout)
     assert set(ours) == set(theirs)
     for key in ("model", "device", "inputs", "sync", "precision", "iters"):
         assert ours[key] == theirs[key], key
     assert set(ours["wall_ms"]) == {"median", "min", "p90", "mean"}
     assert ours["wall_ms"]["min"] <= ours["wall_ms"]["median"] <= ours["wall_ms"]["p90"]
-    x = np.random.default_rng(0).random((1, 1, 8, 8), dtype=np.float32)
+    x = np.random.default_rng(0).random((1, 3, 8, 8), dtype=np.float32)
     profiled = sess.bench({"input": x}, iters=2, profile=True)
-    assert profiled["inputs"] == "input=1x1x8x8" and profiled["profile"]["dispatches"]
+    assert profiled["inputs"] == "input=1x3x8x8" and profiled["profile"]["dispatches"]
 
 
 def test_images_round_trip(tmp_path):
@@ -93,7 +93,8 @@ def test_images_round_trip(tmp_path):
 def test_upscale_is_the_cli_upscale(tmp_path):
     image = vkinfer.load_image(REPO / "data" / "images" / "ladybird.png")[:40, :56, :3].copy()
     vkinfer.save_image(tmp_path / "small.png", image)
-    ours = vkinfer.upscale(image, tile=32)  # tiled: the overlap is measured, as the CLI does
+    with pytest.warns(UserWarning, match="tiles of 32x32"):  # the CLI's warning, as a Python warning
+        ours = vkinfer.upscale(image, tile=32)  # tiled: the overlap is measured, as the CLI does
     assert ours.shape == (80, 112, 3) and ours.dtype == np.uint8
     subprocess.run([cli(), "upscale", str(tmp_path / "small.png"), str(tmp_path / "big.png"), "--tile", "32"],
                    check=True, capture_output=True)
