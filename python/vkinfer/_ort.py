@@ -346,4 +346,4 @@ def _host_array(value):
     DLPack and array-interface objects read in place, lists and scalars through numpy."""
     if not isinstance(value, np.ndarray):
         value = from_dlpack(value, "input") if hasattr(value, "__dlpack__") else np.asarray(value)
-    return value if value.flags.c_contiguous else np.ascontiguousarray(value)
+    return np.require(value, requirements="C")  # (np.ascontiguousarray makes scalars 1-D)

@@ -22,6 +22,13 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from ._vkinfer import Context, Model, Session
 
+# python3-onnx 1.12's runner (onnx/backend/test/runner) compares output dtypes with np.object,
+# the alias of `object` that NumPy 1.24 removed: on Debian 12 every case of ONNX's own runner
+# then fails with AttributeError, whatever the backend. The alias is restored as it was where
+# it is missing.
+if "object" not in np.__dict__:
+    np.object = object  # type: ignore[attr-defined]
+
 _contexts: Dict[Tuple[int, bool], Context] = {}
 _contexts_lock = threading.Lock()
 _SESSION_OPTIONS = ("precision", "sync", "validate")
@@ -55,7 +62,8 @@ class VkinferRep(BackendRep):
                 inputs = [inputs]
             if len(inputs) > len(self.input_names):
                 raise ValueError(f"{len(inputs)} inputs given; the model takes {len(self.input_names)}")
-            feed = {n: np.ascontiguousarray(x) for n, x in zip(self.input_names, inputs)}
+            # (np.require, not np.ascontiguousarray, which makes scalars 1-D)
+            feed = {n: np.require(x, requirements="C") for n, x in zip(self.input_names, inputs)}
         outputs = self.session.run(feed)
         return namedtupledict("Outputs", self.output_names)(*[outputs[n] for n in self.output_names])
 
@@ -77,8 +85,12 @@ class VkinferBackend(Backend):
             raise TypeError("prepare: unexpected argument(s) " + ", ".join(unknown))
         if not cls.supports_device(device):
             raise ValueError(f"device '{device}': vkinfer's backend takes 'CPU' (host memory in and out)")
-        data = model.SerializeToString() if isinstance(model, onnx.ModelProto) else model
-        loaded = Model.from_bytes(data) if isinstance(data, bytes) else Model.load(data)
+        if isinstance(model, onnx.ModelProto):  # named in messages by its graph
+            loaded = Model.from_bytes(model.SerializeToString(), label=f"model '{model.graph.name}'")
+        elif isinstance(model, bytes):
+            loaded = Model.from_bytes(model)
+        else:
+            loaded = Model.load(model)
         validate = bool(kwargs.pop("validate", False))
         return VkinferRep(Session(loaded, _context(device, validate), **kwargs))
 
