@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """What the Python layer adds to a run: time per call of vkinfer.Session.run and of
-InferenceSession.run (ONNX Runtime's interface), against the C++ Session::run on the same
-session and inputs, measured side by side in one process.
+InferenceSession.run (ONNX Runtime's interface) against the C++ Session::run, on the same
+session and inputs, in one process.
 
-The C++ figure is Session.bench()'s wall time per run, i.e. what `vkinfer bench --json`
-reports (RunStats::wallMs: the whole C++ call, copies, submit, wait, readback). The Python
-figures are time.perf_counter() around each call (dict in, arrays wrapped, dict or list out).
-Medians of --iters runs after --warmup, alternating rounds so that drifts hit both alike.
+Per call, paired: time.perf_counter() around Session.run(inputs, stats=True) against the
+RunStats::wallMs of that same call (the whole C++ Session::run: copies, submit, wait,
+readback, as `vkinfer bench` reports it); the difference is what Python adds (inputs
+borrowed, GIL released and taken back, outputs wrapped as arrays, the dict), and pairing
+keeps the device's own variation out of it. InferenceSession.run against Session.run:
+alternating calls, difference of the medians. Also Session.bench()'s median (the CLI's
+figure) for reference.
 
   PYTHONPATH=build/python python3 bench/python_overhead.py MODEL.onnx [--shape name=1x3x224x224] [--iters 200]
 """
@@ -36,7 +39,6 @@ def main():
     p.add_argument("--shape", action="append", default=[], help="NAME=1x3x224x224 for a dynamic input")
     p.add_argument("--iters", type=int, default=200)
     p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--rounds", type=int, default=3, help="alternating rounds of C++ and Python timing")
     p.add_argument("--device", type=int, default=None)
     p.add_argument("--precision", default="fp32")
     args = p.parse_args()
@@ -60,31 +62,31 @@ def main():
         session.run(inputs)
         ort.run(None, inputs)
 
-    def timed(call):
-        samples = []
-        for _ in range(args.iters):
-            t0 = time.perf_counter()
-            call()
-            samples.append((time.perf_counter() - t0) * 1e3)
-        return samples
+    def seconds(call):
+        t0 = time.perf_counter()
+        result = call()
+        return (time.perf_counter() - t0) * 1e3, result
 
-    cpp, native, ort_style = [], [], []
-    for _ in range(args.rounds):
-        cpp.append(session.bench(inputs, iters=args.iters, warmup=1)["wall_ms"]["median"])
-        native += timed(lambda: session.run(inputs))
-        ort_style += timed(lambda: ort.run(None, inputs))
-    cpp_ms = statistics.median(cpp)
-    native_ms = statistics.median(native)
-    ort_ms = statistics.median(ort_style)
+    python_ms, cpp_ms, added_ms, native_ms, ort_ms = [], [], [], [], []
+    for _ in range(args.iters):
+        ms, (_, stats) = seconds(lambda: session.run(inputs, stats=True))
+        python_ms.append(ms)
+        cpp_ms.append(stats["wall_ms"])
+        added_ms.append(ms - stats["wall_ms"])
+        native_ms.append(seconds(lambda: session.run(inputs))[0])
+        ort_ms.append(seconds(lambda: ort.run(None, inputs))[0])
+    bench = session.bench(inputs, iters=args.iters, warmup=1)["wall_ms"]["median"]
+    med = statistics.median
     print(json.dumps({
         "model": args.model, "device": session.context.device.name, "precision": args.precision,
-        "inputs": {k: list(v.shape) for k, v in inputs.items()}, "iters": args.iters, "rounds": args.rounds,
+        "inputs": {k: "x".join(map(str, v.shape)) for k, v in inputs.items()}, "iters": args.iters,
         "python": sys.version.split()[0],
-        "cpp_session_run_ms": round(cpp_ms, 4),
-        "python_session_run_ms": round(native_ms, 4),
-        "python_inference_session_run_ms": round(ort_ms, 4),
-        "overhead_session_run_ms": round(native_ms - cpp_ms, 4),
-        "overhead_inference_session_run_ms": round(ort_ms - cpp_ms, 4),
+        "cpp_session_run_ms": round(med(cpp_ms), 4),
+        "python_session_run_ms": round(med(python_ms), 4),
+        "python_adds_per_call_ms": round(med(added_ms), 4),
+        "python_adds_per_call_p90_ms": round(sorted(added_ms)[int(0.9 * (len(added_ms) - 1))], 4),
+        "inference_session_minus_session_ms": round(med(ort_ms) - med(native_ms), 4),
+        "bench_wall_median_ms": round(bench, 4),
     }, indent=1))
 
 
