@@ -77,7 +77,9 @@ private:
     std::function<void(const std::string&)> previous_;
 };
 
-// options.cpp: "fp32"/"fp16", "minimal"/"conservative" (ValueError naming the value otherwise).
+// options.cpp: os.fspath(path) (a str or an os.PathLike; TypeError otherwise).
+std::string pathOf(py::handle path);
+// "fp32"/"fp16", "minimal"/"conservative" (ValueError naming the value otherwise).
 Precision toPrecision(const std::string& name);
 SyncMode toSync(const std::string& name);
 

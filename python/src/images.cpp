@@ -13,8 +13,6 @@ namespace vkinfer::python {
 
 namespace {
 
-std::string pathOf(py::handle path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
-
 // H x W x C uint8, owning the pixels.
 py::array imageArray(Image&& image) {
     auto holder = std::make_unique<Image>(std::move(image));

@@ -7,8 +7,6 @@ namespace vkinfer::python {
 
 namespace {
 
-std::string pathOf(py::handle path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
-
 // The dimensions with None where one is dynamic.
 py::list shapeList(const TensorDesc& d) {
     py::list shape;

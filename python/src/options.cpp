@@ -4,6 +4,8 @@
 
 namespace vkinfer::python {
 
+std::string pathOf(py::handle path) { return py::str(py::module_::import("os").attr("fspath")(path)); }
+
 Precision toPrecision(const std::string& name) {
     if (name == "fp32" || name == "float32") return Precision::Float32;
     if (name == "fp16" || name == "float16") return Precision::Float16;
