@@ -4,12 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <numeric>
-#include <optional>
 
 #include "common.h"
 #include "output_files.h"
