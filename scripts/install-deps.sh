@@ -8,7 +8,8 @@ packages="build-essential cmake ninja-build pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libpng-dev libjpeg62-turbo-dev
   clang libclang-rt-14-dev
-  python3"
+  python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11
+  python3-numpy python3-onnx python3-pytest"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -15,11 +15,49 @@ Stats statsOf(std::vector<double> v) {
     return {at(0.5), v.front(), at(0.9), sum / static_cast<double>(v.size())};
 }
 
+std::string inputsText(const std::vector<NamedTensor>& inputs) {
+    std::string text;
+    for (const auto& in : inputs) text += (text.empty() ? "" : ", ") + in.name + "=" + shapeToString(in.tensor.shape());
+    return text;
+}
+
+nlohmann::json benchJson(Session& session, const Context& ctx, const std::string& modelName,
+                         const std::vector<NamedTensor>& inputs, const BenchSettings& settings,
+                         const std::function<void(int done, int total)>& onRun) {
+    const int warmup = std::max(settings.warmup, 1);
+    const int total = warmup + settings.iters;
+    for (int i = 0; i < warmup; ++i) {
+        if (onRun) onRun(i, total);
+        orDie(session.run(inputs));
+    }
+    std::vector<double> wall, gpu;
+    for (int i = 0; i < settings.iters; ++i) {
+        if (onRun) onRun(warmup + i, total);
+        RunStats s;
+        orDie(session.run(inputs, &s));
+        wall.push_back(s.wallMs);
+        if (s.gpuMs >= 0) gpu.push_back(s.gpuMs);
+    }
+    auto figures = [](const std::vector<double>& v) {
+        const Stats s = statsOf(v);
+        return nlohmann::json{{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
+    };
+    nlohmann::json j{{"model", modelName},
+                     {"device", ctx.device().name},
+                     {"inputs", inputsText(inputs)},
+                     {"sync", syncModeName(session.options().sync)},
+                     {"precision", precisionName(session.options().precision)},
+                     {"iters", settings.iters}};
+    if (!wall.empty()) j["wall_ms"] = figures(wall);
+    if (!gpu.empty()) j["gpu_ms"] = figures(gpu);
+    return j;
+}
+
 Profile profileDispatches(const Context& ctx, const Model& model, const std::vector<NamedTensor>& inputs,
-                          const GlobalOptions& g, int runs) {
-    SessionOptions o = sessionOptions(g);
-    o.profile = true;
-    Session session = orDie(Session::create(ctx, model, o));
+                          SessionOptions options, int runs) {
+    options.profile = true;
+    options.timestamps = true;
+    Session session = orDie(Session::create(ctx, model, options));
     orDie(session.run(inputs));  // compiles the plan
     std::vector<std::vector<double>> samples;
     for (int r = 0; r < runs; ++r) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,24 @@ struct Profile {
     std::vector<DispatchTime> dispatches;  // recording order
 };
 
-// Runs `runs` profiled inferences (after one warm-up) in a session of its own.
+// Runs `runs` profiled inferences (after one warm-up) in a session of its own, made with
+// `options` (profile and timestamps set).
 Profile profileDispatches(const Context& ctx, const Model& model, const std::vector<NamedTensor>& inputs,
-                          const GlobalOptions& g, int runs);
+                          SessionOptions options, int runs);
+
+// "input=1x3x224x224, mask=1x224": the inputs' names and shapes.
+std::string inputsText(const std::vector<NamedTensor>& inputs);
+
+// Latency of `session` over `iters` timed runs after max(warmup, 1) untimed ones (the first
+// compiles the plan): the object `vkinfer bench --json` prints, without "profile" and
+// "trace" (model: `modelName`). `onRun(done, total)` is called before each run.
+struct BenchSettings {
+    int iters = 50;
+    int warmup = 5;
+};
+nlohmann::json benchJson(Session& session, const Context& ctx, const std::string& modelName,
+                         const std::vector<NamedTensor>& inputs, const BenchSettings& settings,
+                         const std::function<void(int done, int total)>& onRun = {});
 
 void printProfile(const Profile& p, int top, SyncMode sync);
 nlohmann::json profileJson(const Profile& p);

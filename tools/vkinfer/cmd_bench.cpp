@@ -73,49 +73,23 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
                          : loadInputs(a.inputs, model);
     Context ctx = makeContext(g);
     Session session = orDie(Session::create(ctx, model, sessionOptions(g)));
-    std::string shapeText;
-    for (const auto& in : inputs) shapeText += (shapeText.empty() ? "" : ", ") + in.name + "=" + shapeToString(in.tensor.shape());
     // The header first, so that a long benchmark shows what it is measuring while it runs.
     if (!a.json) {
-        fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, shapeText,
+        fmt::print("{} on {} ({}), sync {}, {}, {} iterations after {} warm-up\n", a.model, ctx.device().name, inputsText(inputs),
                    syncModeName(syncMode(g)), precisionName(precision(g)), a.iters, std::max(a.warmup, 1));
         std::fflush(stdout);
     }
-    const int total = std::max(a.warmup, 1) + a.iters;
     auto lastShown = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-    auto show = [&](int done) {  // on a terminal only, at most ten times a second
+    auto show = [&](int done, int total) {  // on a terminal only, at most ten times a second
         auto now = std::chrono::steady_clock::now();
         if (now - lastShown < std::chrono::milliseconds(100)) return;
         lastShown = now;
         progress::update(fmt::format("bench: {} of {} runs", done, total), false);
     };
-    for (int i = 0; i < std::max(a.warmup, 1); ++i) {
-        show(i);
-        orDie(session.run(inputs));
-    }
-    std::vector<double> wall, gpu;
-    for (int i = 0; i < a.iters; ++i) {
-        show(std::max(a.warmup, 1) + i);
-        RunStats s;
-        orDie(session.run(inputs, &s));
-        wall.push_back(s.wallMs);
-        if (s.gpuMs >= 0) gpu.push_back(s.gpuMs);
-    }
+    nlohmann::json j = benchJson(session, ctx, a.model, inputs, {a.iters, a.warmup}, show);
     progress::clear();
-    Stats w = statsOf(wall);
     if (a.json) {
-        nlohmann::json j{{"model", a.model},
-                         {"device", ctx.device().name},
-                         {"inputs", shapeText},
-                         {"sync", syncModeName(syncMode(g))},
-                         {"precision", precisionName(precision(g))},
-                         {"iters", a.iters},
-                         {"wall_ms", {{"median", w.median}, {"min", w.min}, {"p90", w.p90}, {"mean", w.mean}}}};
-        if (!gpu.empty()) {
-            Stats s = statsOf(gpu);
-            j["gpu_ms"] = {{"median", s.median}, {"min", s.min}, {"p90", s.p90}, {"mean", s.mean}};
-        }
-        if (a.profile) j["profile"] = profileJson(profileDispatches(ctx, model, inputs, g, a.iters));
+        if (a.profile) j["profile"] = profileJson(profileDispatches(ctx, model, inputs, sessionOptions(g), a.iters));
         if (!a.trace.empty()) {
             writeTrace(a.trace, ctx, model, inputs, g);
             j["trace"] = a.trace;
@@ -123,16 +97,17 @@ void benchCommand(const BenchArgs& a, const GlobalOptions& g) {
         fmt::print("{}\n", jsonText(j));
         return;
     }
-    fmt::print("  wall ms   median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (host copies, submit, wait)\n", w.median, w.min,
-               w.p90);
-    if (!gpu.empty()) {
-        Stats s = statsOf(gpu);
-        fmt::print("  GPU ms    median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (timestamps around the dispatches)\n", s.median,
-                   s.min, s.p90);
+    const auto& w = j["wall_ms"];
+    fmt::print("  wall ms   median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (host copies, submit, wait)\n",
+               w["median"].get<double>(), w["min"].get<double>(), w["p90"].get<double>());
+    if (j.contains("gpu_ms")) {
+        const auto& s = j["gpu_ms"];
+        fmt::print("  GPU ms    median {:8.3f}  min {:8.3f}  p90 {:8.3f}   (timestamps around the dispatches)\n",
+                   s["median"].get<double>(), s["min"].get<double>(), s["p90"].get<double>());
     } else {
         fmt::print("  GPU ms    n/a (the queue has no timestamp support)\n");
     }
-    if (a.profile) printProfile(profileDispatches(ctx, model, inputs, g, a.iters), a.top, syncMode(g));
+    if (a.profile) printProfile(profileDispatches(ctx, model, inputs, sessionOptions(g), a.iters), a.top, syncMode(g));
     if (!a.trace.empty()) {
         size_t n = writeTrace(a.trace, ctx, model, inputs, g);
         fmt::print("  trace     {} dispatches of one run written to {} (open in ui.perfetto.dev or chrome://tracing)\n",

@@ -103,7 +103,17 @@ CLI::Validator intInRange(int64_t lo, int64_t hi) {
         open ? fmt::format("INT>={}", lo) : fmt::format("INT in [{}, {}]", lo, hi));
 }
 
+namespace {
+thread_local WarningSink warningSink;
+}
+
+WarningSink setWarningSink(WarningSink sink) {
+    std::swap(warningSink, sink);
+    return sink;
+}
+
 void warn(const std::string& message) {
+    if (warningSink) return warningSink(message);
     progress::clear();
     fmt::print(stderr, "vkinfer: warning: {}\n", message);
 }

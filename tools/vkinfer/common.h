@@ -6,6 +6,7 @@
 #include <vkinfer/vkinfer.h>
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,14 +22,20 @@ struct GlobalOptions {
 };
 
 // A failure that ends the command: printed as "vkinfer: error: ..." with the exit code.
+// status() is the library's failure where one caused it, else InvalidArgument with the
+// message (what the command was given does not work), for callers other than main
+// (the Python package raises it as the matching exception).
 class CliError : public std::runtime_error {
 public:
-    explicit CliError(const std::string& message, int exitCode = 1) : std::runtime_error(message), exitCode_(exitCode) {}
-    explicit CliError(const Status& s) : CliError(s.toString()) {}
+    explicit CliError(const std::string& message, int exitCode = 1)
+        : std::runtime_error(message), exitCode_(exitCode), status_(ErrorCode::InvalidArgument, message) {}
+    explicit CliError(const Status& s) : std::runtime_error(s.toString()), exitCode_(1), status_(s) {}
     int exitCode() const { return exitCode_; }
+    const Status& status() const { return status_; }
 
 private:
     int exitCode_;
+    Status status_;
 };
 
 template <class T>
@@ -71,8 +78,12 @@ CLI::Validator nonEmpty();
 // An integer in [lo, hi] (hi = INT_MAX: "an integer >= lo").
 CLI::Validator intInRange(int64_t lo, int64_t hi);
 
-// Prints "vkinfer: warning: <message>" on stderr.
+// Prints "vkinfer: warning: <message>" on stderr, or hands it to the sink set for this
+// thread (a library caller shows warnings its own way).
 void warn(const std::string& message);
+using WarningSink = std::function<void(const std::string& message)>;
+// Sets this thread's sink (an empty one restores stderr) and returns the previous one.
+WarningSink setWarningSink(WarningSink sink);
 
 // One registration function per command.
 void addDevicesCommand(CLI::App& app, GlobalOptions& g);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@ namespace {
 
 std::mutex lineMutex;
 bool lineShown = false;  // a progress line is on the terminal now
+std::atomic<bool> silenced{false};
 
 }  // namespace
 
@@ -24,7 +26,10 @@ bool onTerminal() {
     return tty;
 }
 
+void silence() { silenced = true; }
+
 void update(const std::string& text, bool logLine) {
+    if (silenced) return;
     std::lock_guard<std::mutex> lock(lineMutex);
     if (onTerminal()) {
         std::fflush(stdout);

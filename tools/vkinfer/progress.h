@@ -12,6 +12,8 @@ namespace vkinfer::cli::progress {
 
 // True when stderr is a terminal (and TERM is not "dumb").
 bool onTerminal();
+// Shows nothing from now on (a library caller: the Python package).
+void silence();
 
 // Shows `text` as the current progress ("check [3/20] relu/test_data_set_0"). On a terminal
 // the line replaces the previous one; otherwise it is printed as a line of its own, unless
