@@ -45,8 +45,14 @@ pybind=${PYBIND11_INCLUDE:-$("$py" -c "import os, torch; print(os.path.join(os.p
 inc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 suffix=$("$py" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 fmt=$(ls "$here"/vkinfer/libfmt.so.* | head -n 1)
-"${CXX:-c++}" -O2 -std=c++20 -shared -fPIC -fvisibility=hidden -DFMT_SHARED -I"$here/include" -isystem "$pybind" \
-    -isystem "$inc" "$here"/src/*.cpp "$here/lib/libvkinfer_tool.a" "$here/vkinfer/libvkinfer.so.0" "$fmt" \
+# One compiler per source, side by side (the GPU machine's cores; its device time is short).
+mkdir -p "$here/obj"
+for src in "$here"/src/*.cpp; do
+    "${CXX:-c++}" -O2 -std=c++20 -fPIC -fvisibility=hidden -DFMT_SHARED -I"$here/include" -isystem "$pybind" \
+        -isystem "$inc" -c "$src" -o "$here/obj/$(basename "$src" .cpp).o" &
+done
+wait
+"${CXX:-c++}" -shared "$here"/obj/*.o "$here/lib/libvkinfer_tool.a" "$here/vkinfer/libvkinfer.so.0" "$fmt" \
     -Wl,-rpath,'$ORIGIN' -o "$here/vkinfer/_vkinfer$suffix"
 echo "built $here/vkinfer/_vkinfer$suffix; run with LD_LIBRARY_PATH=$here/vkinfer PYTHONPATH=$here"
 BUILD
