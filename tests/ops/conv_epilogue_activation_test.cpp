@@ -19,7 +19,7 @@ struct ActCase {
 };
 
 OnnxBuilder actModel(const ActCase& c) {
-    OnnxBuilder b;
+    OnnxBuilder b(14);  // HardSwish is opset 14's
     b.input("x", c.x).output("y");
     const int64_t cin = c.x[1];
     b.initializer("w", rnd({c.m, cin / c.group, c.k, c.k}, c.what + " w")).initializer("b", rnd({c.m}, c.what + " b"));

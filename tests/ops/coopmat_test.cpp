@@ -85,13 +85,17 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     ConvCase dw{"dw", {1, 64, 144, 144}, 64, 3, 1, 64};
     EXPECT_EQ(convKernels(convModel(dw), in, h200), std::vector<std::string>{"conv2d_depthwise_f16"});
 
-    // A 4x4 map over 256 channels: 1 pixel tile, so the reduction is split.
-    ConvCase deep{"deep", {1, 256, 4, 4}, 64, 3};
+    // A 4x4 map over 256 channels to 128: 1 pixel tile, so the reduction is split.
+    ConvCase deep{"deep", {1, 256, 4, 4}, 128, 3};
     std::vector<NamedTensor> inDeep{{"x", Tensor(DataType::Float32, deep.x)}};
     auto splitKernels = convKernels(convModel(deep), inDeep, h200);
     ASSERT_EQ(splitKernels.size(), 2u);
     EXPECT_EQ(splitKernels[0], "conv2d_cm64_splitk_nv");
     EXPECT_EQ(splitKernels[1], "conv_splitk_reduce_f16");
+    // To 64 channels, the same few tiles leave the tensor cores for conv2d_small
+    // (ops/conv/small_grid.cpp: narrow few-tiles layers).
+    ConvCase narrowDeep{"narrow deep", {1, 256, 4, 4}, 64, 3};
+    EXPECT_EQ(convKernels(convModel(narrowDeep), inDeep, h200), std::vector<std::string>{"conv2d_small_f16"});
 
     // Float32 precision never takes the float16 tensor-core path.
     auto model = b.build();
@@ -268,9 +272,18 @@ std::vector<ChainConv> residualChain() {
     };
 }
 
+// An H200 whose narrow few-tiles convs stay on the tensor cores: these small maps would go to
+// conv2d_small in float16 (small_grid_conv_test.cpp), and the layout planner is what is tested.
+DeviceDescription tensorCoresForSmallMaps() {
+    DeviceDescription d = h200Description();
+    d.kernels.smallGridConv = SmallGridConv::Off;
+    return d;
+}
+
 TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
     const Shape x{1, 16, 12, 12};
-    auto k = planKernels(chainModel("chain", x, residualChain()), {{"x", x}}, h200Description());
+    const DeviceDescription h200 = tensorCoresForSmallMaps();
+    auto k = planKernels(chainModel("chain", x, residualChain()), {{"x", x}}, h200);
     std::vector<std::string> conv;
     for (const auto& name : k)
         if (name.rfind("conv", 0) == 0) conv.push_back(name);
@@ -291,27 +304,30 @@ TEST(CoopmatLayout, ConvChainsExchangeChannelsLastAndGraphEdgesStayNchw) {
                              [](const std::string& name) { return name.find("_nhwc") != std::string::npos; });
     };
     auto stored = [&](const std::string& tail) {
-        const json plan = planReport(chainModel(tail, x, tailed, tail), {{"x", x}}, h200Description());
+        const json plan = planReport(chainModel(tail, x, tailed, tail), {{"x", x}}, h200);
         return plan.is_null() ? std::vector<std::string>{} : plan["channels_last"].get<std::vector<std::string>>();
     };
     auto has = [](const std::vector<std::string>& names, const std::string& name) {
         return std::find(names.begin(), names.end(), name) != names.end();
     };
-    EXPECT_EQ(nhwcConvs(planKernels(chainModel("abs", x, tailed, "Abs"), {{"x", x}}, h200Description())), 5);
+    EXPECT_EQ(nhwcConvs(planKernels(chainModel("abs", x, tailed, "Abs"), {{"x", x}}, h200)), 5);
     EXPECT_FALSE(has(stored("Abs"), "z"));
     EXPECT_TRUE(has(stored("Abs"), "e"));
     EXPECT_TRUE(has(stored("GlobalAveragePool"), "z"));
     EXPECT_TRUE(has(stored("GlobalMaxPool"), "z"));
     std::vector<ChainConv> odd{{"x", "a", 16, 20}, {"a", "y", 20, 32}};
-    for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200Description()))
+    for (const auto& name : planKernels(chainModel("odd", x, odd), {{"x", x}}, h200))
         EXPECT_EQ(name.find("_nhwc"), std::string::npos) << name;
-    // A stem with a reduction too short for the tensor cores (3 channels x 3x3) runs on
-    // conv2d_small (a 12x12 map is one tile; conv2d.comp without KernelPolicy::
-    // smallGridConv, below) and still writes channels-last for the tensor-core conv after it.
+    // A stem with a reduction too short for the tensor cores (3 channels x 3x3) runs on the
+    // portable tiles (conv2d.comp) and still writes channels-last for the tensor-core convs
+    // after it.
     std::vector<ChainConv> stem{{"x", "a", 3, 16}, {"a", "b", 16, 32}, {"b", "y", 32, 16}};
     const Shape x3{1, 3, 12, 12};
-    auto stemKernels = planKernels(chainModel("stem", x3, stem), {{"x", x3}}, h200Description());
-    EXPECT_NE(std::find(stemKernels.begin(), stemKernels.end(), "conv2d_small_f16"), stemKernels.end());
+    auto stemKernels = planKernels(chainModel("stem", x3, stem), {{"x", x3}}, h200);
+    auto firstConv = std::find_if(stemKernels.begin(), stemKernels.end(),
+                                  [](const std::string& name) { return name.rfind("conv", 0) == 0; });
+    ASSERT_NE(firstConv, stemKernels.end());
+    EXPECT_EQ(firstConv->rfind("conv2d_t", 0), 0u) << *firstConv;
     EXPECT_EQ(std::count_if(stemKernels.begin(), stemKernels.end(),
                             [](const std::string& name) { return name.find("_nhwc") != std::string::npos; }),
               2);

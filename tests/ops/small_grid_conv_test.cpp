@@ -73,9 +73,14 @@ TEST(SmallConvSelection, ByDeviceDescriptionAndShape) {
     ConvCase se{"se", {1, 96, 1, 1}, 24, 1, 1, 1, 0};
     std::vector<NamedTensor> inSe{{"x", Tensor(DataType::Float32, se.x)}};
     EXPECT_EQ(convKernels(convModel(se), inSe, h200, Precision::Float16), std::vector<std::string>{"conv2d_small_f16"});
-    ConvCase batch16{"se batch 16", {16, 96, 1, 1}, 24, 1, 1, 1, 0};  // a fragment's width of pixels
+    // A fragment's width of pixels: narrow layers (at most 64 channels) still take conv2d_small,
+    // wider ones the tensor cores.
+    ConvCase batch16{"se batch 16", {16, 96, 1, 1}, 24, 1, 1, 1, 0};
     std::vector<NamedTensor> in16{{"x", Tensor(DataType::Float32, batch16.x)}};
-    EXPECT_EQ(convKernels(convModel(batch16), in16, h200, Precision::Float16).at(0).rfind("conv2d_cm", 0), 0u);
+    EXPECT_EQ(convKernels(convModel(batch16), in16, h200, Precision::Float16),
+              std::vector<std::string>{"conv2d_small_f16"});
+    ConvCase wide16{"wide batch 16", {16, 96, 1, 1}, 96, 1, 1, 1, 0};
+    EXPECT_EQ(convKernels(convModel(wide16), in16, h200, Precision::Float16).at(0).rfind("conv2d_cm", 0), 0u);
     EXPECT_EQ(convKernels(convModel(batch16), in16, h200, Precision::Float32),
               std::vector<std::string>{"conv2d_small_f32"});
 
