@@ -78,7 +78,11 @@ std::string MessageLog::text() const {
 uint32_t texelBytes(VkFormat format) {
     switch (format) {
         case VK_FORMAT_R8G8B8A8_UNORM:
-        case VK_FORMAT_B8G8R8A8_UNORM: return 4;
+        case VK_FORMAT_R8G8B8A8_SRGB:
+        case VK_FORMAT_B8G8R8A8_UNORM:
+        case VK_FORMAT_B8G8R8A8_SRGB:
+        case VK_FORMAT_R32_SFLOAT: return 4;
+        case VK_FORMAT_R16_SFLOAT: return 2;
         case VK_FORMAT_R16G16B16A16_SFLOAT: return 8;
         default: throw std::runtime_error("host: texelBytes: unexpected format " + std::to_string(format));
     }

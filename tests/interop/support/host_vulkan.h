@@ -65,7 +65,7 @@ struct Buffer {
     void* mapped = nullptr;  // host-visible buffers stay mapped
 };
 
-// Bytes per texel of the formats the tests use (RGBA8, BGRA8, RGBA16F).
+// Bytes per texel of the formats the tests use (RGBA8 and BGRA8, UNORM and SRGB, RGBA16F, R16F, R32F).
 uint32_t texelBytes(VkFormat format);
 float halfToFloat(uint16_t h);
 
