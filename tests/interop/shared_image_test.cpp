@@ -161,11 +161,33 @@ const char* routeName(Route r) {
 struct Case {
     Route route;
     VkFormat inputFormat;
+    VkFormat outputFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-    return std::string(routeName(info.param.route)) +
-           (info.param.inputFormat == VK_FORMAT_B8G8R8A8_SRGB ? "_Bgra8Srgb" : "_Rgba8");
+    auto name = [](VkFormat f) {
+        switch (f) {
+            case VK_FORMAT_B8G8R8A8_SRGB: return "Bgra8Srgb";
+            case VK_FORMAT_R32_SFLOAT: return "R32f";
+            case VK_FORMAT_R16_SFLOAT: return "R16f";
+            case VK_FORMAT_R16G16B16A16_SFLOAT: return "Rgba16f";
+            default: return "Rgba8";
+        }
+    };
+    return std::string(routeName(info.param.route)) + "_" + name(info.param.inputFormat) + "_to_" +
+           name(info.param.outputFormat);
+}
+
+// A texel as the model sees it, in RGBA order: UNORM and sRGB bytes / 255 (sRGB: the stored
+// values, not linear light), a single-channel float as (r, 0, 0, 1).
+float texel(const std::vector<uint8_t>& bytes, VkFormat format, size_t i, int c) {
+    if (format == VK_FORMAT_R32_SFLOAT) {
+        float r;
+        std::memcpy(&r, &bytes[i * 4], 4);
+        return c == 0 ? r : c == 3 ? 1.0f : 0.0f;
+    }
+    const bool bgra = format == VK_FORMAT_B8G8R8A8_SRGB || format == VK_FORMAT_B8G8R8A8_UNORM;
+    return bytes[i * 4 + (bgra && c < 3 ? 2 - c : c)] / 255.0f;
 }
 
 class SharedImagePath : public ::testing::TestWithParam<Case> {};
@@ -224,7 +246,7 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
                                              ? VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT)
                                              : VkImageUsageFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)),
                                     W, H);
-    SharedImageDesc outDesc = descOf(VK_FORMAT_R16G16B16A16_SFLOAT, tiling,
+    SharedImageDesc outDesc = descOf(param.outputFormat, tiling,
                                      VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, W, H);
     for (const SharedImageDesc& d : {inDesc, outDesc}) {
         auto s = queryImageSharing(rendererCtx, d);
@@ -336,25 +358,28 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     // (stored values / 255 in RGBA order; an sRGB image's stored values, not linear light).
     Tensor x(DataType::Float32, {1, 4, H, W});
     const size_t plane = size_t(W) * H;
-    const bool bgra = param.inputFormat == VK_FORMAT_B8G8R8A8_SRGB;
     for (size_t i = 0; i < plane; ++i)
-        for (int c = 0; c < 4; ++c) x.as<float>()[c * plane + i] = drawnBytes[i * 4 + (bgra && c < 3 ? 2 - c : c)] / 255.0f;
+        for (int c = 0; c < 4; ++c) x.as<float>()[c * plane + i] = texel(drawnBytes, param.inputFormat, i, c);
     auto ref = session->run({{"x", x}});
     ASSERT_TRUE(ref.ok()) << ref.status().toString();
     const float* y = (*ref)[0].tensor.as<float>();
     // Float16 output (3 significant decimal digits on values up to 3); an sRGB round trip
     // through the sampler's decode and the re-encode adds at most ~1/3 of a step of 1/255.
     const float tol = 3.0f / 1024.0f + (param.inputFormat == VK_FORMAT_B8G8R8A8_SRGB ? 2.0f * 0.4f / 255.0f : 0.0f);
+    // A single-channel output image keeps the first channel.
+    const int channels = param.outputFormat == VK_FORMAT_R16_SFLOAT ? 1 : 4;
     float worst = 0;
     for (size_t i = 0; i < plane; ++i)
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < channels; ++c) {
             uint16_t h;
-            std::memcpy(&h, &outputBytes[i * 8 + c * 2], 2);
+            std::memcpy(&h, &outputBytes[(i * channels + c) * 2], 2);
             worst = std::max(worst, std::fabs(hostvk::halfToFloat(h) - y[c * plane + i]));
         }
     EXPECT_LE(worst, tol) << "image path against Session::run";
     // The check can fail: the drawn pattern is not flat, so a wrong read shows.
-    EXPECT_NE(std::memcmp(&drawnBytes[0], &drawnBytes[(plane - 1) * 4], 4), 0);
+    EXPECT_NE(std::memcmp(&drawnBytes[0], &drawnBytes[(plane - 1) * hostvk::texelBytes(param.inputFormat)],
+                          hostvk::texelBytes(param.inputFormat)),
+              0);
 
     inE = Result<SharedImage>(SharedImage());
     outE = Result<SharedImage>(SharedImage());
@@ -369,7 +394,8 @@ INSTANTIATE_TEST_SUITE_P(Routes, SharedImagePath,
                          ::testing::Values(Case{Route::OptimalShared, VK_FORMAT_R8G8B8A8_UNORM},
                                            Case{Route::LinearShared, VK_FORMAT_R8G8B8A8_UNORM},
                                            Case{Route::OptimalCopiedToLinear, VK_FORMAT_R8G8B8A8_UNORM},
-                                           Case{Route::OptimalShared, VK_FORMAT_B8G8R8A8_SRGB}),
+                                           Case{Route::OptimalShared, VK_FORMAT_B8G8R8A8_SRGB},
+                                           Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT}),
                          caseName);
 
 }  // namespace
