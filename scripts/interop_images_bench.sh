@@ -4,13 +4,14 @@
 # shared image, drawing into an OPTIMAL one, the optimal->linear copy (recordCopyToLinear),
 # and inference (ESPCN x2) reading each image on a second VkDevice through an opaque fd;
 # then the same run once more under the validation layer on a small frame (zero messages
-# expected), and the external-sync and shared-image tests (semaphore and fence paths on the
-# H200; lavapipe only has the host wait). Prints each command before its output.
+# expected), and the external-sync, shared-image and cross-process tests (semaphore and fence
+# paths on the H200; lavapipe only has the host wait). Prints each command before its output.
 #
 # Build here and bundle the extra binaries (scripts/gpu-bundle.sh takes them as arguments):
 #
-#   ninja -C build interop_images_bench interop_tests interop_peer
-#   sh scripts/gpu-bundle.sh build build/tests/interop_images_bench build/tests/interop_tests
+#   ninja -C build interop_images_bench interop_tests interop_peer interop_image_peer
+#   sh scripts/gpu-bundle.sh build build/tests/interop_images_bench build/tests/interop_tests \
+#       build/tests/interop_image_peer
 #
 # then on the GPU machine, from the checkout's root:
 #
@@ -21,6 +22,8 @@
 set -u
 bundle=${1:-.gpu-bundle}
 export LD_LIBRARY_PATH="$bundle${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The cross-process test's renderer, from the bundle (the build path is not there).
+export VKINFER_INTEROP_IMAGE_PEER="$PWD/$bundle/interop_image_peer"
 model=data/espcn_x2/model.onnx
 out=${IMAGES_BENCH_OUT:-images-bench}
 size=${IMAGES_BENCH_SIZE:-1920x1080}
@@ -49,10 +52,10 @@ if [ -d "$bundle/layers" ]; then
         --frames 3 --validate --json "$out/images-validated.json"
     # 3. Fences, semaphores, the chosen sync path and shared images on this driver.
     run env VK_LAYER_PATH="$PWD/$bundle/layers" VKINFER_VALIDATE=1 "$bundle/interop_tests" \
-        --gtest_filter='SyncPaths.*:ExternalSync.*:ImageSharing.*:DrmModifiers.*:Routes/SharedImagePath.*'
+        --gtest_filter='SyncPaths.*:ExternalSync.*:ImageSharing.*:DrmModifiers.*:Routes/SharedImagePath.*:ImageProcess.*'
 else
     echo "(no validation layer in the bundle: steps 2 and 3 run without it)"
-    run "$bundle/interop_tests" --gtest_filter='SyncPaths.*:ExternalSync.*:ImageSharing.*:DrmModifiers.*:Routes/SharedImagePath.*'
+    run "$bundle/interop_tests" --gtest_filter='SyncPaths.*:ExternalSync.*:ImageSharing.*:DrmModifiers.*:Routes/SharedImagePath.*:ImageProcess.*'
 fi
 
 echo

@@ -354,6 +354,15 @@ VkCommandBuffer HostVulkan::begin() {
     return cmd;
 }
 
+VkCommandBuffer HostVulkan::beginReused(VkCommandBuffer cmd) {
+    if (!cmd) return begin();
+    HOST_VK(vkResetCommandBuffer(cmd, 0));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    HOST_VK(vkBeginCommandBuffer(cmd, &bi));
+    return cmd;
+}
+
 VkFence HostVulkan::submit(const std::vector<VkCommandBuffer>& cmds) {
     for (VkCommandBuffer c : cmds) HOST_VK(vkEndCommandBuffer(c));
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
