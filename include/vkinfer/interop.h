@@ -469,7 +469,8 @@ Result<std::vector<DrmModifierDescription>> queryDrmFormatModifiers(const Contex
 // An image on a context's device whose memory is shared: made by vkinfer (createSharedImage,
 // then exportImageMemory) or imported (importSharedImage). It owns the VkImage, its view and
 // memory, and destroys them with its last copy; keep it (and its context) alive while any
-// recording that names it may execute. image() is what RecordIO takes.
+// recording that names it may execute, and on a wrapped device (wrapHostDevice) destroy it
+// before your VkDevice. image() is what RecordIO takes.
 class SharedImage {
 public:
     SharedImage();
