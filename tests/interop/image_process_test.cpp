@@ -202,6 +202,9 @@ public:
     }
 
     // Runs `frames` frames with the peer; returns its Done message.
+    // vkinfer's device memory on this side, after frame 8 and at the end of run().
+    uint64_t memoryEarly = 0, memoryLate = 0;
+
     Message run(Peer& peer, uint32_t frames, int* fdsEarly) {
         sendImages(peer.socket, frames);
         for (uint32_t n = 0; n < frames; ++n) {
@@ -213,11 +216,13 @@ public:
                 sendInferred(peer.socket, n - 1);
             }
             if (n == 8 && fdsEarly) *fdsEarly = shared::openFdCount();
+            if (n == 8) memoryEarly = ctx_->memoryStats().current.total();
         }
         if (frames > 0) {
             wait(frames - 1);
             sendInferred(peer.socket, frames - 1);
         }
+        memoryLate = ctx_->memoryStats().current.total();
         return receive(peer, "the renderer's result");
     }
 
@@ -259,6 +264,8 @@ TEST(ImageProcess, RendererProcessFeedsAndChecksTheSession) {
         const uint32_t frames = framesToRun();
         ASSERT_NO_THROW(done = side.run(peer, frames, &fdsEarly));
         status = peer.reap();
+        EXPECT_EQ(side.memoryEarly, side.memoryLate) << "this side's device memory grew over the frames";
+        EXPECT_GT(side.memoryLate, 0u);
         messages = side.finish();
         EXPECT_EQ(done.kind, Done);
         EXPECT_EQ(done.frame, frames);
@@ -267,6 +274,7 @@ TEST(ImageProcess, RendererProcessFeedsAndChecksTheSession) {
     // Float16 outputs of values in [1, 3]: within half a step of 2^-9.
     EXPECT_LE(done.worst, 2.0f / 1024.0f) << "largest difference from the peer's Session::run";
     EXPECT_EQ(done.fdsEarly, done.fdsLate) << "the peer's fds grew over the frames";
+    EXPECT_EQ(done.memoryEarly, done.memoryLate) << "the peer's device memory grew over the frames";
     EXPECT_GE(fdsEarly, 0);
     EXPECT_EQ(shared::openFdCount(), fdsBefore) << "this process's fds after everything is gone";
     EXPECT_TRUE(messages.empty()) << ::testing::PrintToString(messages);

@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
         std::vector<std::vector<uint8_t>> drawn(slots);
         float worst = 0;
         int fdsEarly = -1;
+        uint64_t memoryEarly = 0;
 
         auto readOutput = [&](uint32_t m) {
             Message msg;
@@ -241,10 +242,13 @@ int main(int argc, char** argv) {
             r.frame = n;
             sendOrGone(socket, &r, sizeof(r), ("frame " + std::to_string(n) + "'s Rendered").c_str());
             if (n + 1 >= slots) readOutput(n + 1 - slots);  // frames in flight: `slots`
-            if (n == 8) fdsEarly = shared::openFdCount();
+            if (n == 8) {
+                fdsEarly = shared::openFdCount();
+                memoryEarly = ctx.memoryStats().current.total();
+            }
         }
         for (uint32_t m = setup.frames >= slots ? setup.frames + 1 - slots : 0; m < setup.frames; ++m) readOutput(m);
-        if (fdsEarly < 0) fdsEarly = shared::openFdCount();
+        if (fdsEarly < 0) fdsEarly = shared::openFdCount(), memoryEarly = ctx.memoryStats().current.total();
 
         Message done;
         done.kind = Done;
@@ -252,6 +256,8 @@ int main(int argc, char** argv) {
         done.worst = worst;
         done.fdsEarly = fdsEarly;
         done.fdsLate = shared::openFdCount();
+        done.memoryEarly = memoryEarly;
+        done.memoryLate = ctx.memoryStats().current.total();
         session = Result<Session>(Session());
         inputs.clear();
         outputs.clear();

@@ -38,6 +38,8 @@ struct Message {
     int32_t fdsEarly = 0;      // Done: the peer's open fds after its first frames
     int32_t fdsLate = 0;       // Done: ... and at the end
     uint32_t textBytes = 0;    // Failed
+    uint64_t memoryEarly = 0;  // Done: the peer's device memory held by vkinfer, early and at the end
+    uint64_t memoryLate = 0;
 };
 
 }  // namespace vkinfer::testing::imagepeer
