@@ -3,13 +3,15 @@
 //
 //   separate context   Context::create + Session::run / submit + wait (session.h)
 //   interleaved        wrapHostDevice + recordInference into the host's command buffer
-//   shared resources   export/import of tensor memory and semaphores as fds
+//   shared resources   export/import of tensor memory, images, semaphores and fences as fds
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <array>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -162,8 +164,13 @@ struct BufferState {
     uint32_t queueFamily = VK_QUEUE_FAMILY_IGNORED;
 };
 
-// An image the host owns (mip 0, array layer 0, color aspect). Formats:
-// VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT.
+// An image the host owns (mip 0, array layer 0, color aspect), in one of sharedImageFormats():
+// R8G8B8A8_UNORM / _SRGB, B8G8R8A8_UNORM / _SRGB, R16G16B16A16_SFLOAT, R16_SFLOAT, R32_SFLOAT.
+// As inputs, all are read through a sampler (sRGB ones re-encoded to the stored values after
+// the sampler's decode, single-channel ones as (r, 0, 0, 1)); as storage-image inputs, RGBA8
+// UNORM and RGBA16F. As outputs, any of them the device can store to: RGBA8 UNORM and
+// RGBA16F always, the others with shaderStorageImageWriteWithoutFormat (sRGB formats rarely
+// support storage: write a UNORM image and let the renderer's sampler view it as sRGB).
 struct HostImage {
     VkImage image = VK_NULL_HANDLE;
     VkImageView view = VK_NULL_HANDLE;  // a 2-D color view of the image
@@ -264,6 +271,52 @@ enum class MemoryHandleType {
     DmaBuf,    // VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT (where the device offers it)
 };
 
+// The formats images are shared and converted in (HostImage).
+const std::vector<VkFormat>& sharedImageFormats();
+
+// An image as both sides create it (Vulkan requires an importer to create the image exactly
+// as the exporter did: format, extent, tiling, usage, flags).
+struct SharedImageDesc {
+    VkFormat format = VK_FORMAT_R8G8B8A8_UNORM;
+    uint32_t width = 0;
+    uint32_t height = 0;
+    // LINEAR: shared and read directly (the layout is the same to every API); OPTIMAL: the
+    // driver's own layout, shareable only between VkDevices of one driver and physical
+    // device (opaque fd) - else copy into a linear one (recordCopyToLinear).
+    VkImageTiling tiling = VK_IMAGE_TILING_OPTIMAL;
+    // Include SAMPLED for an input, STORAGE for an output, and what the other side does with
+    // it (COLOR_ATTACHMENT to render into it, TRANSFER_* to copy).
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    MemoryHandleType handleType = MemoryHandleType::OpaqueFd;
+};
+
+// Whether a device can share images so described
+// (vkGetPhysicalDeviceImageFormatProperties2 with VkPhysicalDeviceExternalImageFormatInfo).
+struct ImageSharingSupport {
+    SharedImageDesc desc;      // width and height 0 in the capability table
+    bool exportable = false;
+    bool importable = false;
+    bool dedicatedOnly = false;  // memory must be a dedicated allocation (vkinfer always makes one)
+    uint32_t maxWidth = 0;
+    uint32_t maxHeight = 0;
+    // Empty when exportable or importable; otherwise why not, naming the format, tiling, usage
+    // and handle type.
+    std::string refusal;
+};
+// How one side of a handoff waits for the other (InteropCapabilities::signalPath / waitPath).
+enum class SyncPath {
+    TimelineSemaphore,  // a timeline semaphore shared as an opaque fd: no CPU involvement
+    BinarySemaphore,    // binary semaphores shared as opaque fds, one per handoff
+    HostWait,           // neither can be shared: a CPU wait (fence fd where offered)
+};
+const char* syncPathName(SyncPath path);  // "timeline semaphore", "binary semaphore", "host wait"
+
+enum class FenceHandleType {
+    None,      // no fence can be shared (InteropCapabilities::fenceExport / fenceImport)
+    SyncFd,    // VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT: a sync_file; copied, one use
+    OpaqueFd,  // VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT: shares the fence's payload
+};
+
 // What a device can share, queried at run time (vkGetPhysicalDeviceExternalBufferProperties,
 // vkGetPhysicalDeviceExternalSemaphoreProperties) and enabled on the context's device.
 struct InteropCapabilities {
@@ -276,8 +329,41 @@ struct InteropCapabilities {
     bool exportBinarySemaphoreFd = false;
     bool importTimelineSemaphoreFd = false;
     bool importBinarySemaphoreFd = false;
+    // Fences as fds (VK_KHR_external_fence_fd; vkGetPhysicalDeviceExternalFenceProperties):
+    // CPU waits across APIs and processes. None on lavapipe.
+    bool exportFenceSyncFd = false;
+    bool exportFenceOpaqueFd = false;
+    bool importFenceSyncFd = false;
+    bool importFenceOpaqueFd = false;
     std::array<uint8_t, 16> deviceUuid{};   // match contexts across APIs by this
+
+    // Image sharing for every shared format, both tilings, each handle type enabled, and two
+    // usages: an input's (SAMPLED | TRANSFER_SRC | TRANSFER_DST) and an output's (STORAGE |
+    // TRANSFER_SRC | TRANSFER_DST); queryImageSharing answers for any other description.
+    std::vector<ImageSharingSupport> images;
+
+    // The paths chooseSyncPaths picks from the flags above (queryInteropCapabilities fills them).
+    SyncPath signalPath = SyncPath::HostWait;  // how another device's queue waits for inference
+    SyncPath waitPath = SyncPath::HostWait;    // how inference waits for another device's work
+    FenceHandleType fenceExport = FenceHandleType::None;  // exportFence's preferred handle type
+    FenceHandleType fenceImport = FenceHandleType::None;  // importWaitFence's preferred handle type
 };
+
+// Picks the synchronization paths from a described capability set: a pure function of the
+// flags (no device), so that the choice is the same everywhere and testable without a GPU.
+//   signalPath: TimelineSemaphore where timelines exist and export as fds
+//               (exportTimelineSemaphore); else BinarySemaphore where binary semaphores export
+//               (exportSignalSemaphore, one per ticket); else HostWait (Session::wait or
+//               isDone, then the host signals its own work; or an exported fence).
+//   waitPath:   TimelineSemaphore where timelines import, else BinarySemaphore where binary
+//               semaphores import (importWaitSemaphore); else HostWait (the host waits for its
+//               own work on the CPU, or hands vkinfer a fence: importWaitFence, before submit).
+//   fenceExport / fenceImport: SyncFd where offered (a Linux sync_file: poll()-able, and what
+//               EGL, DRM and other drivers take), else OpaqueFd (Vulkan and CUDA on the same
+//               physical device), else None.
+InteropCapabilities chooseSyncPaths(InteropCapabilities described);
+
+// Queried on the context's device and what it enabled, with chooseSyncPaths applied.
 InteropCapabilities queryInteropCapabilities(const Context& context);
 
 // File descriptors (who owns and closes each one):
@@ -347,6 +433,135 @@ Status importTensorMemory(Session& session, const std::string& tensor, uint32_t 
 // signals it with its Ticket::value. Unsupported where the device cannot export timeline
 // semaphores (lavapipe): use Session::wait on the host instead.
 Result<int> exportTimelineSemaphore(Session& session);
+
+// ---------------------------------------------------------------------------------------
+// Shared images: VkImage memory across devices, APIs and processes (opaque fds; dma-buf
+// where the device offers it). docs/INTEGRATION.md chapter 3 says which tiling to pick.
+
+// From a described query result, without a device: `formatResult` of
+// vkGetPhysicalDeviceImageFormatProperties2 and the VkExternalMemoryFeatureFlags it reported.
+ImageSharingSupport describeImageSharing(const SharedImageDesc& desc, VkResult formatResult,
+                                         VkExternalMemoryFeatureFlags features, VkExtent3D maxExtent);
+// On the context's device (Unsupported naming the extension where the handle type's is not
+// enabled); width and height, when given, are checked against the maximum extent.
+ImageSharingSupport queryImageSharing(const Context& context, const SharedImageDesc& desc);
+
+// DRM format modifiers (VK_EXT_image_drm_format_modifier, dma-buf): neither the H200's driver
+// nor lavapipe offers them; where a device does, a dma-buf image's layout is named by a
+// modifier both sides must support.
+struct DrmModifierDescription {
+    uint64_t modifier = 0;  // DRM_FORMAT_MOD_LINEAR is 0
+    uint32_t planeCount = 1;
+    VkFormatFeatureFlags features = 0;  // drmFormatModifierTilingFeatures
+};
+// The modifier to share an image with: offered by both sides (`importer` empty: by the
+// exporter alone), single-plane, with every feature in `needed`; a tiled one before
+// DRM_FORMAT_MOD_LINEAR (faster for the renderer), in the exporter's order. None: share a
+// linear image through opaque fds or a buffer instead.
+std::optional<uint64_t> chooseDrmFormatModifier(const std::vector<DrmModifierDescription>& exporter,
+                                                const std::vector<DrmModifierDescription>& importer,
+                                                VkFormatFeatureFlags needed);
+// The modifiers the context's device offers for `format` (vkGetPhysicalDeviceFormatProperties2
+// with VkDrmFormatModifierPropertiesListEXT). Unsupported where the device does not offer
+// VK_EXT_image_drm_format_modifier.
+Result<std::vector<DrmModifierDescription>> queryDrmFormatModifiers(const Context& context, VkFormat format);
+
+// An image on a context's device whose memory is shared: made by vkinfer (createSharedImage,
+// then exportImageMemory) or imported (importSharedImage). It owns the VkImage, its view and
+// memory, and destroys them with its last copy; keep it (and its context) alive while any
+// recording that names it may execute, and on a wrapped device (wrapHostDevice) destroy it
+// before your VkDevice. image() is what RecordIO takes.
+class SharedImage {
+public:
+    SharedImage();
+    ~SharedImage();
+    SharedImage(SharedImage&&) noexcept;
+    SharedImage& operator=(SharedImage&&) noexcept;
+    SharedImage(const SharedImage&) = delete;
+    SharedImage& operator=(const SharedImage&) = delete;
+
+    HostImage image() const;
+    const SharedImageDesc& desc() const;
+    // Layout of the texels for LINEAR tiling (vkGetImageSubresourceLayout); zeros otherwise.
+    VkSubresourceLayout linearLayout() const;
+
+    struct Impl;
+    explicit SharedImage(std::unique_ptr<Impl> impl);
+    const Impl* impl() const { return impl_.get(); }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// An image with exportable memory (a dedicated allocation), in layout UNDEFINED.
+// Unsupported, with queryImageSharing's refusal, where the device cannot export it so.
+Result<SharedImage> createSharedImage(const Context& context, const SharedImageDesc& desc);
+// Its memory as an fd owned by the caller (ExportedMemory: bytes = the image's memory size,
+// offset 0, dedicated). Import it into another VkDevice by creating the image with `desc`
+// and VkExternalMemoryImageCreateInfo, and allocating `allocationSize` bytes of memory type
+// `memoryTypeIndex` with VkImportMemoryFdInfoKHR and VkMemoryDedicatedAllocateInfo naming it.
+Result<ExportedMemory> exportImageMemory(const SharedImage& image);
+// An image another device or API made, created here as `desc` says with the memory behind
+// memory.fd bound at memory.offset. On success the fd belongs to the Vulkan implementation;
+// on failure it is still the caller's. Layout: as the exporter left it (name it in
+// ImageState::before, with queueFamily VK_QUEUE_FAMILY_EXTERNAL for an image another device
+// or process used last: recordInference then acquires it; and release it back through
+// ImageState::after's queueFamily).
+Result<SharedImage> importSharedImage(const Context& context, const SharedImageDesc& desc, const ImportedMemory& memory);
+
+// Optimal tiling for the renderer, linear for sharing: records into the renderer's command
+// buffer (of queue family `queueFamily`, any device) a copy of `source` (an optimal image, as
+// `sourceBefore` says, left as `sourceAfter` says) into `linear` (same format and size; its
+// contents discarded, after its last use on this queue as `linearBefore`'s stages and access
+// say; left as `linearAfter` says: GENERAL by default and, with `linearAfter.queueFamily` set,
+// released to that family, VK_QUEUE_FAMILY_EXTERNAL for another device or process: the
+// consumer then acquires it with "before" layout TRANSFER_DST_OPTIMAL, and linearAfter.layout
+// is the layout it reads in). Layout transitions and barriers included. Fails with
+// InvalidArgument for mismatched formats or sizes.
+struct LinearCopy {
+    HostImage source;
+    ImageState sourceBefore;
+    ImageState sourceAfter;
+    HostImage linear;
+    ImageState linearBefore;  // only stages and access count: the contents are discarded
+    ImageState linearAfter{VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, VK_QUEUE_FAMILY_IGNORED};
+};
+Status recordCopyToLinear(VkCommandBuffer commandBuffer, uint32_t queueFamily, const LinearCopy& copy);
+
+// ---------------------------------------------------------------------------------------
+// External fences and per-ticket binary semaphores (InteropCapabilities::signalPath).
+//
+// Both are signaled by an empty submission vkinfer makes at the call on the session's
+// queue: Vulkan orders its signal after all work submitted there before it, the ticket's
+// inference included (and, on a queue the session shares with the host, the host's work
+// submitted before the call). Call them right after Session::submit; a ticket that is already
+// done is fine (the signal then comes at once). vkinfer keeps its own handle until that empty
+// submission has finished.
+
+// A fence an inference's completion signals, for a CPU wait in another API or process.
+// SyncFd: a sync_file (poll() it, or import it into another API); fd == -1 means it was
+// already signaled at export (the sync_file convention; every importer accepts -1).
+// OpaqueFd: import it with vkImportFenceFdKHR into a VkDevice on the same physical device.
+struct ExportedFence {
+    int fd = -1;  // owned by the caller
+    FenceHandleType type = FenceHandleType::None;
+};
+// With `type` None: InteropCapabilities::fenceExport. Unsupported naming the handle type
+// where the device (or the host's VkDevice, without VK_KHR_external_fence_fd) cannot.
+Result<ExportedFence> exportFence(Session& session, const Ticket& ticket, FenceHandleType type = FenceHandleType::None);
+
+// Makes the session's next submission (Session::run / submit) wait on the CPU for a fence
+// another API or process exported, before it submits: the HostWait path for a producer that
+// has no shareable semaphore. SyncFd: imported temporarily (-1 counts as signaled); OpaqueFd:
+// permanently, into a fence vkinfer destroys after the wait. On success the fd belongs to the
+// Vulkan implementation; on failure to the caller. recordInference never waits: a host that
+// records inference waits for its own fences before it submits.
+Status importWaitFence(Session& session, int fd, FenceHandleType type);
+
+// A binary semaphore (opaque fd, owned by the caller) signaled once the ticket's inference has
+// finished: the BinarySemaphore signal path, where timelines cannot be exported. Import it
+// into the consumer's VkDevice and wait on it once; export one per ticket.
+Result<int> exportSignalSemaphore(Session& session, const Ticket& ticket);
 
 // Makes the session's next submission wait on a semaphore exported by another API or device
 // (binary: signaled once; timeline: reach `value`). On success the fd belongs to the Vulkan

@@ -138,6 +138,7 @@ Result<Context> wrapHostDevice(const HostDevice& host) {
         e.externalMemoryFd = has(host.enabledExtensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
         e.externalSemaphoreFd = has(host.enabledExtensions, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
         e.dmaBuf = has(host.enabledExtensions, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+        e.externalFenceFd = has(host.enabledExtensions, VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME);
 
         auto impl = std::make_shared<detail::ContextImpl>();
         impl->info = info;

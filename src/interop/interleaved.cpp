@@ -24,22 +24,21 @@ using rt::PreparedPlan;
 
 constexpr VkImageSubresourceRange kColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 
-const char* formatName(VkFormat f) {
-    switch (f) {
-        case VK_FORMAT_R8G8B8A8_UNORM: return "R8G8B8A8_UNORM";
-        case VK_FORMAT_B8G8R8A8_UNORM: return "B8G8R8A8_UNORM";
-        case VK_FORMAT_R16G16B16A16_SFLOAT: return "R16G16B16A16_SFLOAT";
-        default: return "an unsupported format";
-    }
-}
+std::string formatName(VkFormat f) { return vk::formatName(f); }
 
-bool isUnorm(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM; }
+// What an image's texels hold: UNORM ones are clamped on write; sRGB ones are decoded by the
+// sampler and re-encoded by image_to_tensor (SRGB_ENCODE); RGBA8/RGBA16F are the formats a
+// storage image is declared with where writes without a format are not enabled.
+bool isSrgb(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_SRGB || f == VK_FORMAT_B8G8R8A8_SRGB; }
+bool isUnorm(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_B8G8R8A8_UNORM || isSrgb(f); }
+bool hasFormatQualifier(VkFormat f) { return f == VK_FORMAT_R8G8B8A8_UNORM || f == VK_FORMAT_R16G16B16A16_SFLOAT; }
 
 void requireFormat(const detail::ContextImpl& ctx, const std::string& who, VkFormat f, VkFormatFeatureFlags need,
                    const char* needName) {
-    if (f != VK_FORMAT_R8G8B8A8_UNORM && f != VK_FORMAT_B8G8R8A8_UNORM && f != VK_FORMAT_R16G16B16A16_SFLOAT)
-        fail(ErrorCode::Unsupported, "{}: image format {} is not supported (R8G8B8A8_UNORM, B8G8R8A8_UNORM, "
-                                     "R16G16B16A16_SFLOAT)",
+    const auto& formats = sharedImageFormats();
+    if (std::find(formats.begin(), formats.end(), f) == formats.end())
+        fail(ErrorCode::Unsupported, "{}: image format {} is not supported (R8G8B8A8_UNORM/_SRGB, B8G8R8A8_UNORM/_SRGB, "
+                                     "R16G16B16A16_SFLOAT, R16_SFLOAT, R32_SFLOAT)",
              who, vk::formatName(f));
     VkFormatProperties props;
     vkGetPhysicalDeviceFormatProperties(ctx.device->physical(), f, &props);
@@ -223,8 +222,9 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& ho
                           in.access == ImageAccess::Sampled ? VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT
                                                             : VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT,
                           in.access == ImageAccess::Sampled ? "sampled images" : "storage images");
-            if (in.access == ImageAccess::Storage && in.image.format == VK_FORMAT_B8G8R8A8_UNORM)
-                fail(ErrorCode::Unsupported, "image input '{}': read B8G8R8A8_UNORM images as ImageAccess::Sampled", name);
+            if (in.access == ImageAccess::Storage && !hasFormatQualifier(in.image.format))
+                fail(ErrorCode::Unsupported, "image input '{}': read {} images as ImageAccess::Sampled", name,
+                     formatName(in.image.format));
             if (in.before.layout == VK_IMAGE_LAYOUT_UNDEFINED)
                 fail(ErrorCode::InvalidArgument, "image input '{}': 'before' layout is UNDEFINED, so its contents "
                                                  "would be discarded; give the layout the host left it in",
@@ -241,8 +241,9 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& ho
                 fail(ErrorCode::InvalidArgument, "image output '{}': the output is {} but the image is {}x{} (W x H); "
                                                  "an image takes a [1, C<=4, H, W] output of its size",
                      name, shapeToString(v.shape), out.image.width, out.image.height);
-            if (out.image.format == VK_FORMAT_B8G8R8A8_UNORM)
-                ctx.device->require(vk::Feature::StorageImageWriteWithoutFormat, "writing B8G8R8A8_UNORM output images");
+            if (!hasFormatQualifier(out.image.format))
+                ctx.device->require(vk::Feature::StorageImageWriteWithoutFormat,
+                                    "writing " + formatName(out.image.format) + " output images");
             if (!out.image.view) fail(ErrorCode::InvalidArgument, "image output '{}' has no image view", name);
         }
         for (const auto& [name, b] : io.bufferInputs) {
@@ -330,7 +331,11 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& ho
                                                                    : From::rgba8);
             VkDescriptorType imageType =
                 sampled ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-            vk::Pipeline p = ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, imageType}, {16, 16, 1}, {});
+            // Specialization constants 3, 4, ...: no activation (3-5), then the kernel's own.
+            std::vector<uint32_t> spec(kernels::image_to_tensor::kSrgbEncode - 2, 0);
+            spec[kernels::image_to_tensor::kSrgbEncode - 3] = sampled && isSrgb(in.image.format) ? 1u : 0u;
+            vk::Pipeline p =
+                ctx.pipelines->get(kernel, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, imageType}, {16, 16, 1}, spec);
             const auto& shape = cp.graph.values[cp.graph.inputs[i].value].shape;
             kernels::image_to_tensor::Push push{};
             push.W = in.image.width;

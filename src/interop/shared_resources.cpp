@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "interop/capabilities.h"
 #include "runtime/device_guard.h"
 #include "runtime/session_impl.h"
 #include "vk/check.h"
@@ -51,6 +52,15 @@ SemaphoreSupport semaphoreSupport(VkPhysicalDevice phys, bool timeline) {
     return {(f & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0, (f & VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT) != 0};
 }
 
+SemaphoreSupport fenceSupport(VkPhysicalDevice phys, VkExternalFenceHandleTypeFlagBits type) {
+    VkPhysicalDeviceExternalFenceInfo info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_FENCE_INFO};
+    info.handleType = type;
+    VkExternalFenceProperties props{VK_STRUCTURE_TYPE_EXTERNAL_FENCE_PROPERTIES};
+    vkGetPhysicalDeviceExternalFenceProperties(phys, &info, &props);
+    auto f = props.externalFenceFeatures;
+    return {(f & VK_EXTERNAL_FENCE_FEATURE_EXPORTABLE_BIT) != 0, (f & VK_EXTERNAL_FENCE_FEATURE_IMPORTABLE_BIT) != 0};
+}
+
 // The IO allocation of a model input or output, by name.
 int ioAllocation(const plan::CompiledPlan& cp, const Model& model, const std::string& tensor) {
     for (size_t i = 0; i < model.inputs().size(); ++i)
@@ -74,6 +84,12 @@ rt::PreparedPlan& sharedPlan(detail::SessionImpl& s, uint32_t frame, const char*
 }  // namespace
 
 InteropCapabilities queryInteropCapabilities(const Context& context) {
+    InteropCapabilities c = interop::syncAndMemoryCapabilities(context);
+    c.images = interop::imageSharingTable(context);
+    return c;
+}
+
+InteropCapabilities interop::syncAndMemoryCapabilities(const Context& context) {
     InteropCapabilities c;
     const auto& ctx = *context.impl();
     const auto& dev = *ctx.device;
@@ -100,8 +116,16 @@ InteropCapabilities queryInteropCapabilities(const Context& context) {
             c.importTimelineSemaphoreFd = timeline.importable;
         }
     }
+    if (on.externalFenceFd) {
+        auto sync = fenceSupport(phys, VK_EXTERNAL_FENCE_HANDLE_TYPE_SYNC_FD_BIT);
+        auto opaque = fenceSupport(phys, VK_EXTERNAL_FENCE_HANDLE_TYPE_OPAQUE_FD_BIT);
+        c.exportFenceSyncFd = sync.exportable;
+        c.importFenceSyncFd = sync.importable;
+        c.exportFenceOpaqueFd = opaque.exportable;
+        c.importFenceOpaqueFd = opaque.importable;
+    }
     c.deviceUuid = ctx.info.deviceUuid;
-    return c;
+    return chooseSyncPaths(c);
 }
 
 Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& tensor, uint32_t frame,
@@ -113,7 +137,7 @@ Result<ExportedMemory> exportTensorMemory(Session& session, const std::string& t
         // A host device wrapped without the extension: say so, rather than "cannot export".
         const auto& dev = *s.ctx().device;
         dev.require(dev.enabled().externalMemoryFd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, "exportTensorMemory");
-        auto caps = queryInteropCapabilities(s.context);
+        auto caps = interop::syncAndMemoryCapabilities(s.context);
         bool can = type == MemoryHandleType::DmaBuf ? caps.exportMemoryDmaBuf : caps.exportMemoryOpaqueFd;
         if (!can)
             fail(ErrorCode::Unsupported, "device '{}' cannot export buffer memory as {}{}", s.ctx().info.name,
@@ -152,7 +176,7 @@ Status importTensorMemory(Session& session, const std::string& tensor, uint32_t 
         // A host device wrapped without the extension: say so, rather than "cannot import".
         const auto& dev = *s.ctx().device;
         dev.require(dev.enabled().externalMemoryFd, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, "importTensorMemory");
-        auto caps = queryInteropCapabilities(s.context);
+        auto caps = interop::syncAndMemoryCapabilities(s.context);
         bool can = memory.type == MemoryHandleType::DmaBuf ? caps.importMemoryDmaBuf : caps.importMemoryOpaqueFd;
         if (!can)
             fail(ErrorCode::Unsupported, "device '{}' cannot import buffer memory as {}", s.ctx().info.name,
@@ -211,7 +235,7 @@ Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t val
     return detail::guardDevice(*session.impl()->context.impl(), "importWaitSemaphore", [&] {
         detail::SessionImpl& s = *session.impl();
         const auto& dev = *s.ctx().device;
-        auto caps = queryInteropCapabilities(s.context);
+        auto caps = interop::syncAndMemoryCapabilities(s.context);
         if (!dev.enabled().externalSemaphoreFd && dev.info().externalSemaphoreFd)  // a host device wrapped without it
             dev.require(false, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, "importWaitSemaphore");
         if (timeline) {

@@ -36,6 +36,8 @@ SessionImpl::SessionImpl(Context c, Model m, SessionOptions o)
 SessionImpl::~SessionImpl() {
     plans.clear();  // waits for the plans' own submissions
     VkDevice dev = ctx().device->handle();
+    releaseExportedSignals(true);
+    for (VkFence f : pendingFenceWaits) vkDestroyFence(dev, f, nullptr);  // never submitted: free now
     for (auto& w : pendingWaits) vkDestroySemaphore(dev, w.semaphore, nullptr);
     for (auto& [sem, after] : retiredWaits) vkDestroySemaphore(dev, sem, nullptr);
     if (timeline) vkDestroySemaphore(dev, timeline, nullptr);
@@ -186,6 +188,7 @@ uint64_t SessionImpl::submit(rt::PreparedPlan& plan, uint32_t frame, const std::
     // Reusing the slot ends the previous ticket that ran there (its outputs get overwritten).
     if (slot.submitted) outstanding.erase(slot.ticket);
     uint64_t ticket = lastTicket + 1;
+    waitImportedFences();
     plan.submit(slot, inputs, ticket, pendingWaits, timelineSemaphore());
     lastTicket = ticket;
     for (auto& w : pendingWaits) retiredWaits.emplace_back(w.semaphore, ticket);

@@ -37,6 +37,22 @@ struct SessionImpl {
     // Imported semaphores the next submission waits on; destroyed once it has finished.
     std::vector<rt::PreparedPlan::ExternalWait> pendingWaits;
     std::vector<std::pair<VkSemaphore, uint64_t>> retiredWaits;  // semaphore, ticket after which it is free
+    // Imported fences (importWaitFence) the next submission waits for on the CPU, then destroys.
+    std::vector<VkFence> pendingFenceWaits;
+    // What exportFence / exportSignalSemaphore made, kept until `done` (a private fence of the
+    // empty submission after theirs) has signaled: a Vulkan object may not be destroyed while a
+    // submission that signals it is pending.
+    struct ExportedSignal {
+        VkFence fence = VK_NULL_HANDLE;
+        VkSemaphore semaphore = VK_NULL_HANDLE;
+        VkFence done = VK_NULL_HANDLE;
+    };
+    std::vector<ExportedSignal> exportedSignals;
+    // Destroys the exported signals whose submissions have finished (all of them, waiting, when
+    // `wait`).
+    void releaseExportedSignals(bool wait);
+    // Waits on the CPU for, and destroys, the imported fences (before a submission).
+    void waitImportedFences();
 
     SessionImpl(Context c, Model m, SessionOptions o);
     ~SessionImpl();

@@ -90,6 +90,7 @@ Device::Device(VkPhysicalDevice phys, const DeviceInfo& info, bool khrCooperativ
         enabled_.externalMemoryFd |= e == VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
         enabled_.externalSemaphoreFd |= e == VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
         enabled_.dmaBuf |= e == VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+        enabled_.externalFenceFd |= e == VK_KHR_EXTERNAL_FENCE_FD_EXTENSION_NAME;
     }
     readMemoryAndLimits();
 }

@@ -23,6 +23,7 @@ struct EnabledCapabilities {
     bool externalMemoryFd = false;     // VK_KHR_external_memory_fd
     bool dmaBuf = false;               // VK_EXT_external_memory_dma_buf
     bool externalSemaphoreFd = false;  // VK_KHR_external_semaphore_fd
+    bool externalFenceFd = false;      // VK_KHR_external_fence_fd
     bool has(Feature f) const { return features.has(f); }
 };
 

@@ -78,7 +78,11 @@ std::string MessageLog::text() const {
 uint32_t texelBytes(VkFormat format) {
     switch (format) {
         case VK_FORMAT_R8G8B8A8_UNORM:
-        case VK_FORMAT_B8G8R8A8_UNORM: return 4;
+        case VK_FORMAT_R8G8B8A8_SRGB:
+        case VK_FORMAT_B8G8R8A8_UNORM:
+        case VK_FORMAT_B8G8R8A8_SRGB:
+        case VK_FORMAT_R32_SFLOAT: return 4;
+        case VK_FORMAT_R16_SFLOAT: return 2;
         case VK_FORMAT_R16G16B16A16_SFLOAT: return 8;
         default: throw std::runtime_error("host: texelBytes: unexpected format " + std::to_string(format));
     }
@@ -344,6 +348,15 @@ VkCommandBuffer HostVulkan::begin() {
     ai.commandBufferCount = 1;
     VkCommandBuffer cmd;
     HOST_VK(vkAllocateCommandBuffers(device, &ai, &cmd));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    HOST_VK(vkBeginCommandBuffer(cmd, &bi));
+    return cmd;
+}
+
+VkCommandBuffer HostVulkan::beginReused(VkCommandBuffer cmd) {
+    if (!cmd) return begin();
+    HOST_VK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     HOST_VK(vkBeginCommandBuffer(cmd, &bi));

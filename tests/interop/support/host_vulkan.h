@@ -65,7 +65,7 @@ struct Buffer {
     void* mapped = nullptr;  // host-visible buffers stay mapped
 };
 
-// Bytes per texel of the formats the tests use (RGBA8, BGRA8, RGBA16F).
+// Bytes per texel of the formats the tests use (RGBA8 and BGRA8, UNORM and SRGB, RGBA16F, R16F, R32F).
 uint32_t texelBytes(VkFormat format);
 float halfToFloat(uint16_t h);
 
@@ -107,6 +107,9 @@ public:
     // Command buffers from `pool` (primary; the pool allows resetting them one by one), begun
     // for one-time submission.
     VkCommandBuffer begin();
+    // The same for a command buffer used again and again (flat memory over many frames):
+    // allocates it when null, else resets it (its last submission must have finished).
+    VkCommandBuffer beginReused(VkCommandBuffer cmd);
     // Ends and submits; returns the fence (waited and destroyed by wait()).
     VkFence submit(const std::vector<VkCommandBuffer>& commandBuffers);
     void wait(VkFence fence);

@@ -141,8 +141,12 @@ HostGpu::HostGpu(const HostOptions& options) : options_(options) {
             if (e == VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)
                 getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
             if (e == VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME)
+            {
                 getSemaphoreFd_ =
                     reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device_, "vkGetSemaphoreFdKHR"));
+                importSemaphoreFd_ = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(
+                    vkGetDeviceProcAddr(device_, "vkImportSemaphoreFdKHR"));
+            }
         }
     } catch (...) {
         shutdown();
@@ -311,7 +315,23 @@ void HostGpu::submitAndWait(VkCommandBuffer cmd) {
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VkFence fence;
     HOST_VK(vkCreateFence(device_, &fi, nullptr, &fence));
+    std::vector<VkSemaphore> waits;
+    std::vector<uint64_t> values;
+    std::vector<VkPipelineStageFlags> stages;
+    for (auto [sem, value] : nextWaits_) {
+        waits.push_back(sem);
+        values.push_back(value);
+        stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    }
+    nextWaits_.clear();
+    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    timeline.waitSemaphoreValueCount = static_cast<uint32_t>(values.size());
+    timeline.pWaitSemaphoreValues = values.data();
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = waits.empty() || !options_.timelineSemaphore ? nullptr : &timeline;
+    si.waitSemaphoreCount = static_cast<uint32_t>(waits.size());
+    si.pWaitSemaphores = waits.data();
+    si.pWaitDstStageMask = stages.data();
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cmd;
     VkResult r = vkQueueSubmit(queue_, 1, &si, fence);
@@ -412,6 +432,29 @@ void HostGpu::signalOnQueue(VkSemaphore binary) {
     si.pSignalSemaphores = &binary;
     HOST_VK(vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE));
 }
+
+VkSemaphore HostGpu::importSemaphoreFd(int fd, bool timeline) {
+    if (!importSemaphoreFd_)
+        throw std::runtime_error("vkImportSemaphoreFdKHR is not available (VK_KHR_external_semaphore_fd)");
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    ci.pNext = timeline ? &type : nullptr;
+    VkSemaphore sem = VK_NULL_HANDLE;
+    HOST_VK(vkCreateSemaphore(device_, &ci, nullptr, &sem));
+    VkImportSemaphoreFdInfoKHR ii{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
+    ii.semaphore = sem;
+    ii.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    ii.fd = fd;
+    VkResult r = importSemaphoreFd_(device_, &ii);
+    if (r != VK_SUCCESS) {
+        vkDestroySemaphore(device_, sem, nullptr);
+        throw std::runtime_error(vkError("vkImportSemaphoreFdKHR", r));
+    }
+    return sem;
+}
+
+void HostGpu::waitBeforeNextSubmit(VkSemaphore semaphore, uint64_t value) { nextWaits_.emplace_back(semaphore, value); }
 
 void HostGpu::destroy(VkSemaphore semaphore) {
     vkQueueWaitIdle(queue_);

@@ -97,6 +97,10 @@ public:
     void signalFromHost(VkSemaphore timeline, uint64_t value);  // vkSignalSemaphore
     void signalOnQueue(VkSemaphore binary);                     // an empty submission signaling it
     void destroy(VkSemaphore semaphore);
+    // A semaphore imported from an opaque fd (which then belongs to Vulkan), and a wait on it
+    // (timeline: for `value`) that the next submission of this device (read, write) makes.
+    VkSemaphore importSemaphoreFd(int fd, bool timeline);
+    void waitBeforeNextSubmit(VkSemaphore semaphore, uint64_t value = 0);
 
     // Validation messages reported since the last call (always empty without validation).
     std::vector<std::string> takeMessages();
@@ -125,6 +129,8 @@ private:
     std::vector<std::string> extensions_;
     PFN_vkGetMemoryFdKHR getMemoryFd_ = nullptr;
     PFN_vkGetSemaphoreFdKHR getSemaphoreFd_ = nullptr;
+    PFN_vkImportSemaphoreFdKHR importSemaphoreFd_ = nullptr;
+    std::vector<std::pair<VkSemaphore, uint64_t>> nextWaits_;
 
     static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT types,
