@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "ops/pointwise.h"
 #include "passes/cpu_reference.h"
 #include "plan/compile.h"
 #include "runtime/model_data.h"
+#include "support/gpu_context.h"
 #include "support/onnx_builder.h"
 
 namespace vkinfer::plan {
@@ -289,6 +291,35 @@ TEST(PointwiseFusion, OffLeavesEveryNode) {
     CompiledPlan p = compileWith(b, false);
     EXPECT_EQ(pointwiseNodes(p), 0u);
     EXPECT_EQ(p.summary.dispatches, 5u);
+}
+
+// The shared test models (../shared/models, when present: tiny_vit among them), each planned
+// with and without the fusion; the counts are printed for the record.
+TEST(PointwiseFusion, SharedModelsNeverGainDispatches) {
+    const std::string dir = testing::modelsDir();
+    if (dir.empty()) GTEST_SKIP() << "shared test models not found (../shared/models; set VKINFER_MODELS_DIR)";
+    std::vector<std::filesystem::path> models;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (std::filesystem::exists(e.path() / "model.onnx")) models.push_back(e.path());
+    std::sort(models.begin(), models.end());
+    for (const auto& m : models) {
+        auto model = Model::load((m / "model.onnx").string());
+        ASSERT_TRUE(model.ok()) << model.status().toString();
+        auto shapes = model->resolveShapes({});
+        if (!shapes.ok()) continue;  // dynamic inputs without a default shape
+        size_t count[2][2];
+        for (int half = 0; half < 2; ++half)
+            for (int fuse = 0; fuse < 2; ++fuse) {
+                PlanOptions opt;
+                opt.precision = half ? Precision::Float16 : Precision::Float32;
+                opt.kernels.fusePointwise = fuse;
+                count[half][fuse] = compilePlan(model->data()->graph, *shapes, opt).summary.dispatches;
+            }
+        std::printf("[ dispatches ] %-48s fp32 %3zu -> %3zu   fp16 %3zu -> %3zu\n", m.filename().c_str(), count[0][0],
+                    count[0][1], count[1][0], count[1][1]);
+        EXPECT_LE(count[0][1], count[0][0]) << m;
+        EXPECT_LE(count[1][1], count[1][0]) << m;
+    }
 }
 
 TEST(PointwiseFusion, StepsRoundTripThroughTheirEncoding) {
