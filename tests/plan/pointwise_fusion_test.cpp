@@ -284,6 +284,40 @@ TEST(PointwiseFusion, LayerNormPatternWithAnObservableIntermediateStaysApart) {
     EXPECT_EQ(c.fused, 4u);
 }
 
+// A transformer MLP block as TorchScript-era exporters write it: LayerNorm op by op, Linear
+// (MatMul + bias Add), erf Gelu, Linear, residual Add.
+TEST(PointwiseFusion, TransformerMlpBlockAsExportedOpByOp) {
+    OnnxBuilder b = layerNormAsExported(17, true);
+    auto& proto = b.proto();
+    for (auto& o : *proto.mutable_graph()->mutable_output())  // y is now the LayerNorm's output, an intermediate
+        if (o.name() == "y") o.set_name("out");
+    b.initializer("w1", randomTensor({24, 48}, 20)).initializer("b1", randomTensor({48}, 21));
+    b.initializer("w2", randomTensor({48, 24}, 22)).initializer("b2", randomTensor({24}, 23));
+    b.node("MatMul", {"y", "w1"}, {"h"});
+    b.node("Add", {"h", "b1"}, {"hb"});
+    addErfGelu(b, "hb", "g");
+    b.node("MatMul", {"g", "w2"}, {"o"});
+    b.node("Add", {"o", "b2"}, {"ob"});
+    b.node("Add", {"x", "ob"}, {"out"});
+    const Counts c = counts(b, "MLP block: LayerNorm op by op, Linear, Gelu, Linear");
+    EXPECT_EQ(c.unfused, 11u);  // the LayerNorm's 9, then MatMul+bias+Gelu, MatMul+bias+residual
+    EXPECT_EQ(c.fused, 3u);
+    expectFusedGraphComputesTheSame(b, {{"x", randomTensor({2, 5, 24}, 24)}});
+}
+
+// Restormer's gated feed-forward: Gelu(x1) * x2 after a Split, Gelu in its erf form.
+TEST(PointwiseFusion, GatedGeluAfterASplit) {
+    OnnxBuilder b;
+    b.input("x", {1, 32, 8, 8}).output("y");
+    attr(b.node("Split", {"x"}, {"x1", "x2"}), "axis", int64_t{1});
+    addErfGelu(b, "x1", "g");
+    b.node("Mul", {"g", "x2"}, {"y"});
+    const Counts c = counts(b, "gated Gelu after a Split");
+    EXPECT_EQ(c.unfused, 6u);
+    EXPECT_EQ(c.fused, 1u);
+    expectFusedGraphComputesTheSame(b, {{"x", randomTensor({1, 32, 8, 8}, 25, -3, 3)}});
+}
+
 TEST(PointwiseFusion, OffLeavesEveryNode) {
     OnnxBuilder b;
     b.input("x", {2, 16, 32}).output("y");
