@@ -143,6 +143,47 @@ TEST(PointwiseFusionOp, ThreeObservableValuesInAChain) {
     expectFused(b, {{"x", randomTensor({100}, 10)}}, 2, "three graph outputs in a chain");
 }
 
+TEST(PointwiseFusionOp, ProgramsPastTheKernelsLimitsSplit) {
+    VKINFER_REQUIRE_GPU();
+    {  // 20 steps: 16 in the first program, 4 in the second
+        OnnxBuilder b;
+        b.input("x", {3, 41}).output("y");
+        std::string prev = "x";
+        for (int k = 0; k < 20; ++k) {
+            const std::string next = k == 19 ? "y" : "t" + std::to_string(k);
+            b.node(k % 2 ? "Sigmoid" : "Neg", {prev}, {next});
+            prev = next;
+        }
+        expectFused(b, {{"x", randomTensor({3, 41}, 19, -3, 3)}}, 2, "20 steps");
+    }
+    {  // 12 distinct scalars: 8 immediates in the first program
+        OnnxBuilder b;
+        b.input("x", {3, 41}).output("y");
+        std::string prev = "x";
+        for (int k = 0; k < 12; ++k) {
+            const std::string next = k == 11 ? "y" : "t" + std::to_string(k), c = "c" + std::to_string(k);
+            b.initializer(c, scalar(k % 2 ? 0.0625f * static_cast<float>(k) : 1.0f + 0.03125f * static_cast<float>(k)));
+            b.node(k % 2 ? "Add" : "Mul", {prev, c}, {next});
+            prev = next;
+        }
+        expectFused(b, {{"x", randomTensor({3, 41}, 20)}}, 2, "12 immediates");
+    }
+    {  // 6 tensor operands: 4 inputs in the first program
+        OnnxBuilder b;
+        b.input("x", {3, 41}).output("y");
+        std::vector<NamedTensor> in{{"x", randomTensor({3, 41}, 21)}};
+        std::string prev = "x";
+        for (int k = 0; k < 5; ++k) {
+            const std::string next = k == 4 ? "y" : "t" + std::to_string(k), o = "o" + std::to_string(k);
+            b.input(o, {3, 41});
+            in.push_back({o, randomTensor({3, 41}, 22 + static_cast<uint32_t>(k))});
+            b.node(k % 2 ? "Sub" : "Mul", {prev, o}, {next});
+            prev = next;
+        }
+        expectFused(b, in, 2, "6 tensor operands");
+    }
+}
+
 OnnxBuilder layerNormAsExported(int64_t opset) {
     OnnxBuilder b(opset);
     b.input("x", {2, 7, 48}).output("y");
