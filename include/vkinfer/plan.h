@@ -91,6 +91,12 @@ struct KernelPolicy {
     // most 4x the multiply-adds; false: every ConvTranspose on its gathering kernel
     // (conv_transpose.comp), to compare them. VKINFER_DECONV=gather sets false.
     bool subPixelDeconv = true;
+    // Chains and small DAGs of element-wise float operations (Add, Mul, Div, Erf, Sqrt, Tanh,
+    // ...) run as one pointwise kernel each, constants of one element folded into the program
+    // (passes/pointwise_fusion.h), and a LayerNormalization written out as ReduceMean, Sub,
+    // Pow, ReduceMean, Add, Sqrt, Div, Mul, Add becomes one. false: each node its own
+    // dispatch, to compare them. VKINFER_FUSE_POINTWISE=off sets false.
+    bool fusePointwise = true;
 };
 
 struct PlanOptions {

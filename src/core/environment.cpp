@@ -46,6 +46,7 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     if (small > 0 && policy.smallGridConv == SmallGridConv::Auto)
         policy.smallGridConv = small == 1 ? SmallGridConv::Off : SmallGridConv::FewTiles;
     if (choice("VKINFER_DECONV", {"auto", "gather"}) == 1) policy.subPixelDeconv = false;
+    if (choice("VKINFER_FUSE_POINTWISE", {"on", "off"}) == 1) policy.fusePointwise = false;
     return policy;
 }
 

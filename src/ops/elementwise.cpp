@@ -16,6 +16,7 @@
 #include "ops/cpu_copy.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
+#include "ops/pointwise.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {
@@ -398,6 +399,8 @@ void registerElementwiseOps(std::vector<OpDef>& t) {
     for (const char* op : {"Relu", "Clip", "Sigmoid", "Tanh", "LeakyRelu"})
         t.push_back(withFp16({op, 1, 1000, inferUnary, evalUnary, lowerUnary}));
     t.push_back(withFp16({"Gelu", 20, 1000, inferUnary, evalUnary, lowerUnary}));
+    // The fused programs of passes/pointwise_fusion.cpp (ops/pointwise.cpp).
+    registerPointwiseOps(t);
 }
 
 }  // namespace vkinfer::ops

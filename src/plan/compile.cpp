@@ -11,6 +11,7 @@
 #include "ops/emit.h"
 #include "ops/registry.h"
 #include "passes/fusion.h"
+#include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
 #include "passes/specialize.h"
 #include "passes/subpixel_deconv.h"
@@ -209,7 +210,11 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     Graph g = passes::specialize(model, shapes, values);
     // First: the Conv it writes then takes the fusions (its DepthToSpace, the activation after).
     if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
+    // The LayerNormalization pattern first (an activation after it then fuses into it), the
+    // pointwise groups last: they take what the producer fusions left.
+    if (options.kernels.fusePointwise) passes::fuseLayerNormPattern(g);
     passes::runFusions(g);
+    if (options.kernels.fusePointwise) passes::fusePointwise(g);
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/wording.h"
+#include "ops/pointwise.h"
 #include "plan/compile.h"
 
 namespace vkinfer::plan {
@@ -24,6 +25,8 @@ std::string opName(const CompiledPlan& plan, const ops::Dispatch& d) {
     if (d.node < 0) return "Copy";
     const auto& n = plan.graph.nodes[d.node];
     std::string op = n.opType;
+    // A fused pointwise program by the ops it runs: Pointwise(Div+Erf+Add+Mul+Mul).
+    if (n.opType == ops::kPointwiseOpType) op = "Pointwise(" + n.attrString("fused_ops", "") + ")";
     if (n.inputs.size() > 3 && n.opType == "Conv") op += "+Add";
     if (n.activation.kind != graph::ActKind::None) op += std::string("+") + graph::actKindName(n.activation.kind);
     return op;

@@ -81,6 +81,20 @@ TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {
               "invalid argument: VKINFER_DECONV must be auto or gather (got 'subpixel')");
 }
 
+TEST(Environment, FusePointwiseOffTurnsThePointwiseFusionOff) {
+    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);
+    ScopedVariable off("VKINFER_FUSE_POINTWISE", "off");
+    EXPECT_FALSE(env::applyToKernelPolicy({}).fusePointwise);
+    ScopedVariable on("VKINFER_FUSE_POINTWISE", "on");
+    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);
+    KernelPolicy set;
+    set.fusePointwise = false;  // "on" leaves an option the caller turned off as it is
+    EXPECT_FALSE(env::applyToKernelPolicy(set).fusePointwise);
+    ScopedVariable bad("VKINFER_FUSE_POINTWISE", "yes");
+    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+              "invalid argument: VKINFER_FUSE_POINTWISE must be on or off (got 'yes')");
+}
+
 TEST(Environment, AutoAndEmptyLeaveThePolicy) {
     ScopedVariable tiles("VKINFER_CONV_TILES", "auto");
     ScopedVariable direct("VKINFER_DIRECT_CONV", "");

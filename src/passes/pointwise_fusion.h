@@ -1,0 +1,19 @@
+// Fusions for graphs whose time goes to many small dispatches (transformers, restoration
+// nets as today's exporters write them):
+//   fuseLayerNormPattern: ReduceMean -> Sub -> Pow(2) -> ReduceMean -> Add(eps) -> Sqrt -> Div
+//                      [-> Mul(gamma) -> Add(beta)] over trailing axes  =>  LayerNormalization
+//   fusePointwise:     chains and small DAGs of element-wise float ops (Add, Sub, Mul, Div, Pow,
+//                      Max, Min, Sqrt, Erf, Tanh, Sigmoid, Relu, ...), operands broadcast,
+//                      shapes growing along the chain  =>  one vkinfer.Pointwise node (ops/pointwise.h)
+// Values that are graph outputs or read outside a fused group stay materialised: the group
+// stores them too (up to 2 outputs per group; a group that needs more is cut short).
+#pragma once
+
+#include "graph/graph.h"
+
+namespace vkinfer::passes {
+
+void fuseLayerNormPattern(graph::Graph& g);
+void fusePointwise(graph::Graph& g);
+
+}  // namespace vkinfer::passes
