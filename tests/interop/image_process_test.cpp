@@ -22,8 +22,8 @@
 #include <optional>
 #include <thread>
 
+#include "cross_process/image_protocol.h"
 #include "interop/support/host_vulkan.h"
-#include "interop/support/image_peer_protocol.h"
 #include "interop/support/shared_util.h"
 #include "support/gpu_context.h"
 #include "support/small_models.h"
@@ -33,7 +33,7 @@ extern char** environ;
 namespace vkinfer::testing {
 namespace {
 
-using namespace imagepeer;
+using namespace vkinfer::crossprocess;
 using hostvk::HostVulkan;
 
 constexpr uint32_t W = 8, H = 8, kSlots = 2;  // the affine model's 8x8
@@ -134,6 +134,9 @@ public:
         setup.height = H;
         setup.slots = kSlots;
         setup.frames = frames;
+        setup.outputWidth = W;  // the affine model keeps the size
+        setup.outputHeight = H;
+        setup.sync = HostWait;
         shared::sendAll(socket, &setup, sizeof(setup));
         for (uint32_t k = 0; k < kSlots; ++k)
             for (int output = 0; output < 2; ++output) {

@@ -2,9 +2,9 @@
 // (tests/interop/image_process_test.cpp). Usage: interop_image_peer <socket fd>
 //
 // Receives a Setup and, for each frame slot, the fds of an input (RGBA8) and an output
-// (RGBA16F) image the session's process exported (tests/interop/support/
-// image_peer_protocol.h). Imports them into its own VkInstance/VkDevice (vkinfer's
-// importSharedImage on a wrapped device), then for every frame: draws a pattern into the slot's
+// (RGBA16F) image the session's process exported (examples/cross_process/image_protocol.h,
+// the wire format shared with the cross-process example). Imports them into its own
+// VkInstance/VkDevice (vkinfer's importSharedImage on a wrapped device), then for every frame: draws a pattern into the slot's
 // input image, reads what it drew, releases the image to VK_QUEUE_FAMILY_EXTERNAL and says
 // Rendered; once told Inferred, acquires the output image, reads it and compares it with its
 // own Session::run of the model on the drawn pixels. Frames in flight: it draws frame n+1
@@ -23,14 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "cross_process/image_protocol.h"
 #include "interop/support/host_vulkan.h"
-#include "interop/support/image_peer_protocol.h"
 #include "interop/support/shared_util.h"
 #include "support/small_models.h"
 
 using namespace vkinfer;
 using namespace vkinfer::testing;
-using namespace vkinfer::testing::imagepeer;
+using namespace vkinfer::crossprocess;
 using vkinfer::hostvk::HostVulkan;
 
 static const uint32_t kFullscreenVert[] =

@@ -25,16 +25,6 @@ std::string vkError(const char* call, VkResult r) { return std::string(call) + "
 
 }  // namespace
 
-int openFdCount() {
-    DIR* dir = opendir("/proc/self/fd");
-    if (!dir) throw std::runtime_error("cannot list /proc/self/fd");
-    int n = 0;
-    while (dirent* e = readdir(dir))
-        if (e->d_name[0] != '.') ++n;
-    closedir(dir);
-    return n - 1;  // the listing's own descriptor
-}
-
 bool fdIsOpen(int fd) { return fd >= 0 && fcntl(fd, F_GETFD) != -1; }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL HostGpu::onMessage(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -466,76 +456,6 @@ uint64_t fnv1a64(const void* data, size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(data);
     for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
     return h;
-}
-
-void sendAll(int socket, const void* data, size_t bytes) {
-    const auto* p = static_cast<const char*>(data);
-    while (bytes > 0) {
-        ssize_t n = send(socket, p, bytes, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw std::runtime_error(std::string("send: ") + std::strerror(errno));
-        p += n;
-        bytes -= static_cast<size_t>(n);
-    }
-}
-
-void receiveAll(int socket, void* data, size_t bytes) {
-    auto* p = static_cast<char*>(data);
-    while (bytes > 0) {
-        ssize_t n = recv(socket, p, bytes, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
-        if (n == 0) throw std::runtime_error("recv: the other side closed the connection");
-        p += n;
-        bytes -= static_cast<size_t>(n);
-    }
-}
-
-void sendWithFd(int socket, const void* data, size_t bytes, int fd) {
-    if (bytes == 0) throw std::runtime_error("sendWithFd needs at least one byte of payload");
-    iovec iov{const_cast<void*>(data), bytes};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-    ssize_t n;
-    do n = sendmsg(socket, &msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) throw std::runtime_error(std::string("sendmsg: ") + std::strerror(errno));
-    // The fd went with the first byte; the rest is plain payload.
-    if (static_cast<size_t>(n) < bytes) sendAll(socket, static_cast<const char*>(data) + n, bytes - static_cast<size_t>(n));
-}
-
-void receiveWithFd(int socket, void* data, size_t bytes, int* fd) {
-    if (fd) *fd = -1;
-    iovec iov{data, bytes};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    ssize_t n;
-    do n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) throw std::runtime_error(std::string("recvmsg: ") + std::strerror(errno));
-    if (n == 0) throw std::runtime_error("recvmsg: the other side closed the connection");
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-            int received = -1;
-            std::memcpy(&received, CMSG_DATA(c), sizeof(int));
-            if (fd) *fd = received;
-            else close(received);
-        }
-    }
-    if (static_cast<size_t>(n) < bytes) receiveAll(socket, static_cast<char*>(data) + n, bytes - static_cast<size_t>(n));
 }
 
 }  // namespace vkinfer::testing::shared

@@ -8,6 +8,8 @@
 #include <vulkan/vulkan.h>
 #include <vkinfer/interop.h>
 
+#include "cross_process/fd_socket.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +21,7 @@
 namespace vkinfer::testing::shared {
 
 // Number of open file descriptors of this process (entries of /proc/self/fd).
-int openFdCount();
+using fdsocket::openFdCount;
 // True when `fd` is an open descriptor of this process.
 bool fdIsOpen(int fd);
 
@@ -158,12 +160,11 @@ struct PeerReplyHeader {
 
 uint64_t fnv1a64(const void* data, size_t bytes);
 
-// Sends `fd` with SCM_RIGHTS along with `bytes` bytes of payload over a Unix stream socket
-// (the sender keeps its own copy of the fd). Throws on failure.
-void sendWithFd(int socket, const void* data, size_t bytes, int fd);
-// Receives exactly `bytes` bytes and, when `fd` is given, the fd sent along (-1 if none).
-void receiveWithFd(int socket, void* data, size_t bytes, int* fd);
-void sendAll(int socket, const void* data, size_t bytes);
-void receiveAll(int socket, void* data, size_t bytes);
+// Messages and fds over a Unix stream socket (SCM_RIGHTS): the cross-process example's
+// (examples/cross_process/fd_socket.h), shared with it.
+using fdsocket::receiveAll;
+using fdsocket::receiveWithFd;
+using fdsocket::sendAll;
+using fdsocket::sendWithFd;
 
 }  // namespace vkinfer::testing::shared
