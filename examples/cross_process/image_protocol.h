@@ -5,7 +5,7 @@
 // tests/interop/image_peer/image_peer.cpp).
 //
 // Session -> renderer: Setup; then per frame slot k the input image's memory and the output
-// image's memory (ImageMemory, with the fd); then, for SyncMode::TimelineSemaphores, the two
+// image's memory (ImageMemory, with the fd); then, for HandoffSync::TimelineSemaphores, the two
 // timeline semaphores (SemaphoreFd, with the fd). Then per frame n: renderer -> session
 // Rendered n, session -> renderer Inferred n; at the end renderer -> session Done (or Failed,
 // either way, with its text).
@@ -18,7 +18,7 @@ namespace vkinfer::crossprocess {
 constexpr uint32_t kMagic = 0x766b696d;  // "vkim"
 
 // How each side learns that the other's GPU work on a frame is finished.
-enum SyncMode : uint32_t {
+enum HandoffSync : uint32_t {
     // Rendered / Inferred are sent once the sender's own fence says the work is done (the
     // fallback every device has: lavapipe shares no semaphore).
     HostWait = 0,
@@ -36,7 +36,7 @@ struct Setup {
     uint32_t slots = 0;                          // frames in flight: one input and one output image each
     uint32_t frames = 0;
     uint32_t outputWidth = 0, outputHeight = 0;  // the output images (RGBA16F)
-    uint32_t sync = HostWait;                    // SyncMode
+    uint32_t sync = HostWait;                    // HandoffSync
 };
 // Session -> renderer, 2 * slots of them after Setup, each with its fd: slot k's input, then output.
 struct ImageMemory {
@@ -44,7 +44,7 @@ struct ImageMemory {
     uint32_t memoryTypeIndex = 0;
     uint32_t output = 0;  // 0: the input image (RGBA8), 1: the output image (RGBA16F)
 };
-// Session -> renderer, with SyncMode::TimelineSemaphores: two of them after the images, each
+// Session -> renderer, with HandoffSync::TimelineSemaphores: two of them after the images, each
 // with an opaque fd of a timeline semaphore starting at 0.
 struct SemaphoreFd {
     uint32_t inferred = 0;  // 0: "rendered" (the renderer signals n + 1), 1: "inferred" (the session does)

@@ -1,5 +1,7 @@
 #include "vulkan_device.h"
 
+#include "timeline_fd.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -194,70 +196,30 @@ VkFence VulkanDevice::createFence() {
 
 void VulkanDevice::submit(VkCommandBuffer cmd, VkFence fence, VkSemaphore waitSemaphore, uint64_t waitValue,
                           VkSemaphore signalSemaphore, uint64_t signalValue) {
-    VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-    timeline.waitSemaphoreValueCount = waitSemaphore ? 1 : 0;
-    timeline.pWaitSemaphoreValues = &waitValue;
-    timeline.signalSemaphoreValueCount = signalSemaphore ? 1 : 0;
-    timeline.pSignalSemaphoreValues = &signalValue;
-    const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.pNext = (waitSemaphore || signalSemaphore) ? &timeline : nullptr;
-    si.waitSemaphoreCount = waitSemaphore ? 1 : 0;
-    si.pWaitSemaphores = &waitSemaphore;
-    si.pWaitDstStageMask = &waitStage;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cmd;
-    si.signalSemaphoreCount = signalSemaphore ? 1 : 0;
-    si.pSignalSemaphores = &signalSemaphore;
-    check(vkQueueSubmit(queue, 1, &si, fence), "vkQueueSubmit");
+    submitWithTimelines(queue, cmd, fence, waitSemaphore, waitValue, signalSemaphore, signalValue);
 }
 
 void VulkanDevice::waitAndReset(VkFence fence) {
-    check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    // Bounded: on the semaphore path this process's work may wait for the other process's
+    // signal, which never comes if that process died before its GPU work ran.
+    VkResult r = vkWaitForFences(device, 1, &fence, VK_TRUE, 30ull * 1000 * 1000 * 1000);
+    if (r == VK_TIMEOUT)
+        throw std::runtime_error("this process's GPU work did not finish within 30 s (waiting for the other "
+                                 "process's semaphore?)");
+    check(r, "vkWaitForFences");
     check(vkResetFences(device, 1, &fence), "vkResetFences");
 }
 
 VkSemaphore VulkanDevice::createExportableTimeline() {
-    VkExportSemaphoreCreateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
-    exportInfo.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.pNext = &exportInfo;
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    ci.pNext = &type;
-    VkSemaphore s = VK_NULL_HANDLE;
-    check(vkCreateSemaphore(device, &ci, nullptr, &s), "vkCreateSemaphore (exportable timeline)");
-    semaphores_.push_back(s);
-    return s;
+    semaphores_.push_back(crossprocess::createExportableTimeline(device));
+    return semaphores_.back();
 }
 
-int VulkanDevice::exportSemaphore(VkSemaphore semaphore) {
-    auto getFd = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR"));
-    if (!getFd) throw std::runtime_error("vkGetSemaphoreFdKHR is missing");
-    VkSemaphoreGetFdInfoKHR gi{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
-    gi.semaphore = semaphore;
-    gi.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-    int fd = -1;
-    check(getFd(device, &gi, &fd), "vkGetSemaphoreFdKHR");
-    return fd;
-}
+int VulkanDevice::exportSemaphore(VkSemaphore semaphore) { return exportSemaphoreFd(device, semaphore); }
 
 VkSemaphore VulkanDevice::importTimeline(int fd) {
-    auto importFd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(device, "vkImportSemaphoreFdKHR"));
-    if (!importFd) throw std::runtime_error("vkImportSemaphoreFdKHR is missing");
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    ci.pNext = &type;
-    VkSemaphore s = VK_NULL_HANDLE;
-    check(vkCreateSemaphore(device, &ci, nullptr, &s), "vkCreateSemaphore (timeline to import into)");
-    semaphores_.push_back(s);
-    VkImportSemaphoreFdInfoKHR ii{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
-    ii.semaphore = s;
-    ii.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;  // permanent: the payload is shared
-    ii.fd = fd;
-    check(importFd(device, &ii), "vkImportSemaphoreFdKHR");
-    return s;
+    semaphores_.push_back(importTimelineFd(device, fd));
+    return semaphores_.back();
 }
 
 VulkanDevice::HostBuffer VulkanDevice::createReadbackBuffer(VkDeviceSize bytes) {

@@ -36,9 +36,10 @@ public:
     // commands and signaling `signalSemaphore` = signalValue (none when null), then `fence`.
     void submit(VkCommandBuffer cmd, VkFence fence, VkSemaphore waitSemaphore = VK_NULL_HANDLE, uint64_t waitValue = 0,
                 VkSemaphore signalSemaphore = VK_NULL_HANDLE, uint64_t signalValue = 0);
-    // Waits for the fence and resets it.
+    // Waits for the fence (30 s at most, then throws) and resets it.
     void waitAndReset(VkFence fence);
 
+    // timeline_fd.h's calls on this device, the semaphores destroyed with it.
     // A timeline semaphore at 0, exportable as an opaque fd; and the fd (owned by the caller).
     VkSemaphore createExportableTimeline();
     int exportSemaphore(VkSemaphore semaphore);

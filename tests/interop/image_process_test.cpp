@@ -3,8 +3,12 @@
 // (one input and one output per frame slot) are made here and exported; their fds travel
 // over a Unix socket with SCM_RIGHTS; the peer imports them on its own device, draws each
 // frame, and checks each output against its own Session::run (tests/interop/image_peer/
-// image_peer.cpp). Waits are on the host: lavapipe shares no semaphore or fence, and the
-// host wait is the path every device has (InteropCapabilities::signalPath).
+// image_peer.cpp). Synchronization as the devices allow (examples/cross_process/
+// image_protocol.h HandoffSync): timeline semaphores shared by fd where both can export and import
+// them (the H200: each queue waits for the other's on the GPU, the socket only says "submitted"),
+// the host wait otherwise (lavapipe, which shares no semaphore: each side waits for its own fence
+// and then says "done"). Here on lavapipe only the host wait runs; on the H200 the first test
+// takes the semaphores and a second one forces the host wait there.
 // Checked: many frames with two in flight, exact-to-float16 outputs, fds flat on both sides,
 // zero validation messages on both; and when either process goes away first, the other gets
 // an error naming what happened instead of hanging.
@@ -17,12 +21,15 @@
 #include <gtest/gtest.h>
 #include <vkinfer/interop.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <thread>
 
 #include "cross_process/image_protocol.h"
+#include "cross_process/timeline_fd.h"
 #include "interop/support/host_vulkan.h"
 #include "interop/support/shared_util.h"
 #include "support/gpu_context.h"
@@ -95,7 +102,8 @@ struct Peer {
 // The session's side: its own device, the images it exports, and the frame loop.
 class SessionSide {
 public:
-    SessionSide() : host_(hostvk::HostOptions{}) {
+    // wanted: TimelineSemaphores takes them where both sides can share them (else the host wait).
+    explicit SessionSide(HandoffSync wanted = TimelineSemaphores) : host_(hostOptions()) {
         auto c = wrapHostDevice(host_.hostDevice());
         if (!c.ok()) throw std::runtime_error(c.status().toString());
         ctx_.emplace(std::move(c).value());
@@ -119,7 +127,25 @@ public:
             inputs_.push_back(make(in));
             outputs_.push_back(make(out));
         }
+        timeline_ = wanted == TimelineSemaphores && semaphoresShareable();
     }
+
+    // vkinfer's extensions (VK_KHR_external_semaphore_fd among them, where offered) on the
+    // host's device, as on the peer's.
+    static hostvk::HostOptions hostOptions() {
+        hostvk::HostOptions ho;
+        ho.useRequirements = true;
+        return ho;
+    }
+    // Timeline semaphores as opaque fds, exported here and imported by the peer (the same
+    // physical device and driver answer for both).
+    bool semaphoresShareable() const {
+        auto caps = queryInteropCapabilities(*ctx_);
+        const bool enabled = std::find(host_.extensions.begin(), host_.extensions.end(),
+                                       VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) != host_.extensions.end();
+        return enabled && caps.exportTimelineSemaphoreFd && caps.importTimelineSemaphoreFd;
+    }
+    bool timeline() const { return timeline_; }
 
     bool sharable() const {
         auto caps = queryInteropCapabilities(*ctx_);
@@ -136,7 +162,7 @@ public:
         setup.frames = frames;
         setup.outputWidth = W;  // the affine model keeps the size
         setup.outputHeight = H;
-        setup.sync = HostWait;
+        setup.sync = timeline_ ? TimelineSemaphores : HostWait;
         shared::sendAll(socket, &setup, sizeof(setup));
         for (uint32_t k = 0; k < kSlots; ++k)
             for (int output = 0; output < 2; ++output) {
@@ -146,6 +172,16 @@ public:
                 shared::sendWithFd(socket, &im, sizeof(im), m->fd);
                 close(m->fd);
             }
+        if (timeline_) {
+            rendered_ = crossprocess::createExportableTimeline(host_.device);
+            inferred_ = crossprocess::createExportableTimeline(host_.device);
+            for (uint32_t which = 0; which < 2; ++which) {
+                int fd = crossprocess::exportSemaphoreFd(host_.device, which ? inferred_ : rendered_);
+                SemaphoreFd sf{which};
+                shared::sendWithFd(socket, &sf, sizeof(sf), fd);
+                close(fd);
+            }
+        }
     }
 
     // Receives the next message; a closed socket names the peer's fate.
@@ -191,7 +227,15 @@ public:
         cmds_[k] = host_.beginReused(cmds_[k]);
         Status s = recordInference(*session_, cmds_[k], io);
         if (!s.ok()) throw std::runtime_error(s.toString());
-        fences_[k] = host_.submit({cmds_[k]});
+        if (!timeline_) {
+            fences_[k] = host_.submit({cmds_[k]});
+            return;
+        }
+        // On the GPU: after the peer's "rendered" reaches n + 1; signals "inferred" = n + 1.
+        if (vkEndCommandBuffer(cmds_[k]) != VK_SUCCESS) throw std::runtime_error("vkEndCommandBuffer");
+        VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        if (vkCreateFence(host_.device, &fi, nullptr, &fences_[k]) != VK_SUCCESS) throw std::runtime_error("vkCreateFence");
+        crossprocess::submitWithTimelines(host_.queue, cmds_[k], fences_[k], rendered_, n + 1, inferred_, n + 1);
     }
     void wait(uint32_t n) {
         VkFence& f = fences_[n % kSlots];
@@ -213,15 +257,21 @@ public:
         for (uint32_t n = 0; n < frames; ++n) {
             Message r = receive(peer, "frame " + std::to_string(n) + "'s rendering");
             if (r.kind != Rendered || r.frame != n) throw std::runtime_error("out of order: " + std::to_string(r.frame));
-            submit(n);  // frame n - kSlots in this slot was waited when frame n - 1 was submitted
-            if (n >= 1) {
-                wait(n - 1);
-                sendInferred(peer.socket, n - 1);
+            if (timeline_) {
+                wait(n);  // frame n - kSlots: this slot's command buffer is free
+                submit(n);
+                sendInferred(peer.socket, n);  // submitted: the peer's queue waits on "inferred"
+            } else {
+                submit(n);  // frame n - kSlots in this slot was waited when frame n - 1 was submitted
+                if (n >= 1) {
+                    wait(n - 1);
+                    sendInferred(peer.socket, n - 1);
+                }
             }
             if (n == 8 && fdsEarly) *fdsEarly = shared::openFdCount();
             if (n == 8) memoryEarly = ctx_->memoryStats().current.total();
         }
-        if (frames > 0) {
+        if (frames > 0 && !timeline_) {
             wait(frames - 1);
             sendInferred(peer.socket, frames - 1);
         }
@@ -232,6 +282,11 @@ public:
     std::vector<std::string> finish() {
         for (uint32_t k = 0; k < kSlots; ++k) wait(k);
         vkDeviceWaitIdle(host_.device);
+        auto destroy = [&](VkSemaphore& sem) {
+            if (sem) vkDestroySemaphore(host_.device, sem, nullptr), sem = VK_NULL_HANDLE;
+        };
+        destroy(rendered_);
+        destroy(inferred_);
         session_.reset();
         inputs_.clear();
         outputs_.clear();
@@ -245,6 +300,8 @@ private:
     std::vector<SharedImage> inputs_, outputs_;
     VkCommandBuffer cmds_[kSlots] = {};
     VkFence fences_[kSlots] = {};
+    bool timeline_ = false;
+    VkSemaphore rendered_ = VK_NULL_HANDLE, inferred_ = VK_NULL_HANDLE;  // the semaphore path's
 };
 
 uint32_t framesToRun() {
@@ -253,16 +310,21 @@ uint32_t framesToRun() {
     return 1000;
 }
 
-TEST(ImageProcess, RendererProcessFeedsAndChecksTheSession) {
-    VKINFER_REQUIRE_GPU();
+// The whole run with the peer, synchronized as `wanted` (or the host wait where the devices
+// cannot share semaphores; `skipUnlessTimeline`: skipped then instead).
+void runWithPeer(HandoffSync wanted, bool skipUnlessTimeline = false) {
     const int fdsBefore = shared::openFdCount();
     int fdsEarly = -1;
     Message done;
     std::vector<std::string> messages;
     int status = 0;
     {
-        SessionSide side;
+        SessionSide side(wanted);
         if (!side.sharable()) GTEST_SKIP() << "no opaque-fd memory export and import here";
+        if (skipUnlessTimeline && !side.semaphoresShareable())
+            GTEST_SKIP() << "no timeline semaphores shared by fd here: the host wait ran in the test above";
+        std::printf("synchronization: %s\n", side.timeline() ? "timeline semaphores shared by fd" : "host wait");
+        ::testing::Test::RecordProperty("sync", side.timeline() ? "timeline semaphores" : "host wait");
         Peer peer;
         const uint32_t frames = framesToRun();
         ASSERT_NO_THROW(done = side.run(peer, frames, &fdsEarly));
@@ -283,9 +345,24 @@ TEST(ImageProcess, RendererProcessFeedsAndChecksTheSession) {
     EXPECT_TRUE(messages.empty()) << ::testing::PrintToString(messages);
 }
 
+// Timeline semaphores where both devices share them (the H200), the host wait otherwise (lavapipe).
+TEST(ImageProcess, RendererProcessFeedsAndChecksTheSession) {
+    VKINFER_REQUIRE_GPU();
+    runWithPeer(TimelineSemaphores);
+}
+
+// The host wait forced where the test above took the semaphores (skipped where it did not).
+TEST(ImageProcess, RendererProcessWithTheHostWaitWhereSemaphoresExist) {
+    VKINFER_REQUIRE_GPU();
+    runWithPeer(HostWait, /*skipUnlessTimeline=*/true);
+}
+
+// The two tests below are about the socket: they run the host wait everywhere. (On the
+// semaphore path a process killed between submitting a signal and its execution could leave
+// the other's GPU wait pending, which no socket can name.)
 TEST(ImageProcess, RendererGoingAwayIsNamedNotAHang) {
     VKINFER_REQUIRE_GPU();
-    SessionSide side;
+    SessionSide side(HostWait);
     if (!side.sharable()) GTEST_SKIP() << "no opaque-fd memory export and import here";
     Peer peer;
     side.sendImages(peer.socket, 1000);
@@ -313,7 +390,7 @@ TEST(ImageProcess, SessionGoingAwayEndsTheRendererWithAReason) {
     VKINFER_REQUIRE_GPU();
     int status = 0;
     {
-        SessionSide side;
+        SessionSide side(HostWait);
         if (!side.sharable()) GTEST_SKIP() << "no opaque-fd memory export and import here";
         Peer peer;
         side.sendImages(peer.socket, 1000);

@@ -8,13 +8,17 @@
 // input image, reads what it drew, releases the image to VK_QUEUE_FAMILY_EXTERNAL and says
 // Rendered; once told Inferred, acquires the output image, reads it and compares it with its
 // own Session::run of the model on the drawn pixels. Frames in flight: it draws frame n+1
-// while the session infers frame n. Waits are on the host (the fallback every device has).
+// while the session infers frame n. Synchronization as Setup::sync says: timeline semaphores
+// shared by fd (the draw signals "rendered" = n + 1 and Rendered goes right after the
+// submission; the copy of the output waits for "inferred" >= n + 1 on the GPU), or the host wait
+// (each side waits for its own fence before its message).
 // Ends with Done (the largest difference, its fd counts), or Failed with the reason.
 // Exit status: 0 done; 1 a failure (reported); 3 the session's process went away first
 // (its socket closed), named on stderr. Validation as VKINFER_VALIDATE says; any message is
 // a failure.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "cross_process/image_protocol.h"
+#include "cross_process/timeline_fd.h"
 #include "interop/support/host_vulkan.h"
 #include "interop/support/shared_util.h"
 #include "support/small_models.h"
@@ -136,10 +141,39 @@ int main(int argc, char** argv) {
             if (fd < 0) throw std::runtime_error("an image came without its fd");
             fds.push_back(fd);
         }
+        const bool timeline = setup.sync == TimelineSemaphores;
+        int semaphoreFds[2] = {-1, -1};  // "rendered", "inferred"
+        if (timeline)
+            for (int i = 0; i < 2; ++i) {
+                SemaphoreFd sf;
+                int fd = -1;
+                shared::receiveWithFd(socket, &sf, sizeof(sf), &fd);
+                if (fd < 0 || sf.inferred > 1) throw std::runtime_error("a semaphore came without its fd");
+                fds.push_back(fd);
+                semaphoreFds[sf.inferred] = fd;
+            }
         const uint32_t W = setup.width, H = setup.height, slots = setup.slots;
 
         hostvk::HostOptions ho;
+        ho.useRequirements = true;  // vkinfer's extensions: VK_KHR_external_semaphore_fd among them where offered
         HostVulkan host(ho);
+        // The imported semaphores, destroyed before the device.
+        struct Semaphores {
+            VkDevice device;
+            VkSemaphore rendered = VK_NULL_HANDLE, inferred = VK_NULL_HANDLE;
+            ~Semaphores() {
+                vkDeviceWaitIdle(device);
+                if (rendered) vkDestroySemaphore(device, rendered, nullptr);
+                if (inferred) vkDestroySemaphore(device, inferred, nullptr);
+            }
+        } semaphores{host.device};
+        if (timeline) {
+            auto vulkansNow = [&](int fd) { std::replace(fds.begin(), fds.end(), fd, -1); };
+            semaphores.rendered = crossprocess::importTimelineFd(host.device, semaphoreFds[0]);
+            vulkansNow(semaphoreFds[0]);
+            semaphores.inferred = crossprocess::importTimelineFd(host.device, semaphoreFds[1]);
+            vulkansNow(semaphoreFds[1]);
+        }
         auto wrapped = wrapHostDevice(host.hostDevice());
         if (!wrapped.ok()) throw std::runtime_error(wrapped.status().toString());
         Context ctx = std::move(wrapped).value();
@@ -174,13 +208,32 @@ int main(int argc, char** argv) {
             drawnBuf.push_back(host.createBuffer(VkDeviceSize(W) * H * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true));
             outBuf.push_back(host.createBuffer(VkDeviceSize(W) * H * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true));
         }
-        VkCommandBuffer cmd = VK_NULL_HANDLE;
-        auto run = [&](auto&& record) {
-            cmd = host.beginReused(cmd);
-            record(cmd);
-            host.wait(host.submit({cmd}));  // the host wait: no semaphore crosses the processes here
+        // Draws have a command buffer and fence per slot (on the semaphore path the draw of frame
+        // n is not waited for before Rendered n: its fence is waited before its pixels are read).
+        std::vector<VkCommandBuffer> drawCmds(slots, VK_NULL_HANDLE);
+        std::vector<VkFence> drawFences(slots, VK_NULL_HANDLE);
+        VkCommandBuffer readCmd = VK_NULL_HANDLE;
+        // Ends and submits `cmd`, waiting for `wait` >= waitValue and signaling `signal` =
+        // signalValue on the semaphore path; the fence (HostVulkan::wait destroys it).
+        auto submit = [&](VkCommandBuffer cmd, VkSemaphore wait, uint64_t waitValue, VkSemaphore signal,
+                          uint64_t signalValue) {
+            if (!timeline) return host.submit({cmd});
+            if (vkEndCommandBuffer(cmd) != VK_SUCCESS) throw std::runtime_error("vkEndCommandBuffer");
+            VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+            VkFence fence = VK_NULL_HANDLE;
+            if (vkCreateFence(host.device, &fi, nullptr, &fence) != VK_SUCCESS) throw std::runtime_error("vkCreateFence");
+            crossprocess::submitWithTimelines(host.queue, cmd, fence, wait, waitValue, signal, signalValue);
+            return fence;
         };
         std::vector<std::vector<uint8_t>> drawn(slots);
+        // The pixels of the slot's last draw, once it has finished.
+        auto takeDrawn = [&](uint32_t k) {
+            if (!drawFences[k]) return;
+            host.wait(drawFences[k]);
+            drawFences[k] = VK_NULL_HANDLE;
+            const auto* bytes = static_cast<const uint8_t*>(drawnBuf[k].mapped);
+            drawn[k].assign(bytes, bytes + size_t(W) * H * 4);
+        };
         float worst = 0;
         int fdsEarly = -1;
         uint64_t memoryEarly = 0;
@@ -197,14 +250,17 @@ int main(int argc, char** argv) {
                 throw std::runtime_error("expected Inferred " + std::to_string(m) + ", got kind " +
                                          std::to_string(msg.kind) + " frame " + std::to_string(msg.frame));
             const uint32_t k = m % slots;
+            takeDrawn(k);
             hostvk::Image out = imageOf(outputs[k]);
-            run([&](VkCommandBuffer c) {
-                // The acquire matching the session's release (GENERAL -> TRANSFER_SRC_OPTIMAL).
-                barrier(c, out.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                        VK_QUEUE_FAMILY_EXTERNAL, host.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
-                        VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-                copyOut(c, out, outBuf[k]);
-            });
+            readCmd = host.beginReused(readCmd);
+            // The acquire matching the session's release (GENERAL -> TRANSFER_SRC_OPTIMAL).
+            barrier(readCmd, out.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    VK_QUEUE_FAMILY_EXTERNAL, host.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+            copyOut(readCmd, out, outBuf[k]);
+            // Semaphore path: the GPU waits for inference ("inferred" >= m + 1); host wait: the
+            // session waited for it before saying Inferred.
+            host.wait(submit(readCmd, semaphores.inferred, m + 1, VK_NULL_HANDLE, 0));
             Tensor x(DataType::Float32, {1, 4, int64_t(H), int64_t(W)});
             const size_t plane = size_t(W) * H;
             for (size_t i = 0; i < plane; ++i)
@@ -222,7 +278,10 @@ int main(int argc, char** argv) {
             const uint32_t k = n % slots;
             hostvk::Image in = imageOf(inputs[k]);
             const float push[4] = {float(W), float(H), 0.013f * float(n), 0};
-            run([&](VkCommandBuffer c) {
+            takeDrawn(k);  // (frame n - slots: already taken when its output was read)
+            drawCmds[k] = host.beginReused(drawCmds[k]);
+            {
+                VkCommandBuffer c = drawCmds[k];
                 pass.record(c, in, push);  // from UNDEFINED: the previous frame's contents are discarded
                 barrier(c, in.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                         VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -234,9 +293,11 @@ int main(int argc, char** argv) {
                 barrier(c, in.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                         host.family, VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
                         VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
-            });
-            const auto* bytes = static_cast<const uint8_t*>(drawnBuf[k].mapped);
-            drawn[k].assign(bytes, bytes + size_t(W) * H * 4);
+            }
+            // Semaphore path: inference waits for "rendered" = n + 1 on the GPU; host wait: the
+            // draw is waited for here, before Rendered goes.
+            drawFences[k] = submit(drawCmds[k], VK_NULL_HANDLE, 0, semaphores.rendered, n + 1);
+            if (!timeline) takeDrawn(k);
             Message r;
             r.kind = Rendered;
             r.frame = n;
