@@ -97,6 +97,12 @@ struct KernelPolicy {
     // Pow, ReduceMean, Add, Sqrt, Div, Mul, Add becomes one. false: each node its own
     // dispatch, to compare them. VKINFER_FUSE_POINTWISE=off sets false.
     bool fusePointwise = true;
+    // Attention as exporters write it (MatMul(Q, K^T), a scale, optional added bias or mask,
+    // Softmax over the keys, MatMul with V; the head reshapes and transposes around it read
+    // through strides) runs as one kernel with an online softmax (passes/attention_fusion.h):
+    // the scores never reach memory. false: the nodes as they are, to compare them.
+    // VKINFER_FUSE_ATTENTION=off sets false.
+    bool fuseAttention = true;
 };
 
 struct PlanOptions {

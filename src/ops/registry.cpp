@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "ops/attention.h"
 #include "vkinfer/model.h"
 
 namespace vkinfer::ops {
@@ -16,7 +17,7 @@ const std::vector<OpDef>& opTable() {
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
                              registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,
                              registerGridSampleOps, registerTriluOps, registerCumSumOps,
-                             registerTopKOps})
+                             registerTopKOps, registerAttentionOps})
             family(v);
         return v;
     }();

@@ -10,6 +10,7 @@
 #include "ops/lower_context.h"
 #include "ops/emit.h"
 #include "ops/registry.h"
+#include "passes/attention_fusion.h"
 #include "passes/fusion.h"
 #include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
@@ -214,6 +215,9 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     // pointwise groups last: they take what the producer fusions left.
     if (options.kernels.fusePointwise) passes::fuseLayerNormPattern(g);
     passes::runFusions(g);
+    // Attention after the MatMul folds (it reads their views, scales and output permutations)
+    // and before the pointwise groups (which would take its scale Mul or mask Add).
+    if (options.kernels.fuseAttention) passes::fuseAttention(g);
     if (options.kernels.fusePointwise) passes::fusePointwise(g);
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
     plan.inputCount = static_cast<int>(g.inputs.size());

@@ -95,6 +95,21 @@ TEST(Environment, FusePointwiseOffTurnsThePointwiseFusionOff) {
               "invalid argument: VKINFER_FUSE_POINTWISE must be on or off (got 'yes')");
 }
 
+TEST(Environment, FuseAttentionOffTurnsTheAttentionFusionOff) {
+    EXPECT_TRUE(env::applyToKernelPolicy({}).fuseAttention);
+    ScopedVariable off("VKINFER_FUSE_ATTENTION", "off");
+    EXPECT_FALSE(env::applyToKernelPolicy({}).fuseAttention);
+    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);  // the other fusions stay
+    ScopedVariable on("VKINFER_FUSE_ATTENTION", "on");
+    EXPECT_TRUE(env::applyToKernelPolicy({}).fuseAttention);
+    KernelPolicy set;
+    set.fuseAttention = false;  // "on" leaves an option the caller turned off as it is
+    EXPECT_FALSE(env::applyToKernelPolicy(set).fuseAttention);
+    ScopedVariable bad("VKINFER_FUSE_ATTENTION", "no");
+    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+              "invalid argument: VKINFER_FUSE_ATTENTION must be on or off (got 'no')");
+}
+
 TEST(Environment, AutoAndEmptyLeaveThePolicy) {
     ScopedVariable tiles("VKINFER_CONV_TILES", "auto");
     ScopedVariable direct("VKINFER_DIRECT_CONV", "");

@@ -1,0 +1,114 @@
+// Fused attention (passes/attention_fusion.h, shaders/attention.comp) on the GPU against the
+// unfused CPU reference, float32 and float16, and the same models with the fusion off: ViT's
+// 197 tokens x 6 heads x 64, Swin's windows with a relative-position bias broadcast over the
+// windows and a shifted-window mask, sequence lengths that are not multiples of the kernel's
+// query (16) and key (32) blocks, cross-attention, batch 2, head dimension 128 (the smaller
+// key block), the scale on q and k, on q, or after the product. Each case also checks the
+// plan's dispatch count: the fusion fired (else the comparison would only test the MatMuls).
+#include <algorithm>
+
+#include "ops/attention.h"
+#include "ops/op_harness.h"
+#include "plan/compile.h"
+#include "runtime/model_data.h"
+#include "support/attention_models.h"
+
+namespace vkinfer::testing {
+namespace {
+
+// float16 storage, float32 arithmetic: inputs, projection and output rounded to 11 bits.
+const Tolerance kFp16{1e-2, 4e-3, true};
+
+// vkinfer.Attention nodes in the float32 plan (1: the fusion fired).
+size_t attentionNodes(const OnnxBuilder& b) {
+    auto m = b.build();
+    if (!m.ok()) return 0;
+    auto shapes = m->resolveShapes({});
+    if (!shapes.ok()) return 0;
+    const auto p = plan::compilePlan(m->data()->graph, *shapes, PlanOptions{});
+    return static_cast<size_t>(std::count_if(p.graph.nodes.begin(), p.graph.nodes.end(), [](const graph::Node& n) {
+        return !n.removed && n.opType == ops::kAttentionOpType;
+    }));
+}
+
+// The in-projection(s) and the attention: the head splits and merges are strides (where the
+// projection's GEMM takes split-K, its reduce is one more).
+int64_t fusedDispatches(const AttentionBlock& a) { return a.kvSeq > 0 ? 3 : 2; }
+
+void expectAttention(const AttentionBlock& a, const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<NamedTensor> in;
+    const OnnxBuilder b = attentionModel(a, &in);
+    EXPECT_EQ(attentionNodes(b), 1u) << what;
+    EXPECT_LE(planDispatches(b, in), fusedDispatches(a) + 1) << what;
+    expectGpuMatchesCpu(b, in, what);
+    expectGpuMatchesCpu(b, in, what + " fp16", kFp16, Precision::Float16);
+    SessionOptions off;
+    off.kernels.fuseAttention = false;
+    expectGpuMatchesCpuWith(b, in, what + " unfused", opTolerance(), off);
+}
+
+TEST(AttentionFusionOp, VitTokens) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;  // 197 tokens, 6 heads of 64, scale on q and k
+    expectAttention(a, "ViT 197x6x64");
+}
+
+TEST(AttentionFusionOp, VitBatch2ScaleAfterProduct) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;
+    a.batch = 2;
+    a.scale = AttentionBlock::Scale::Scores;
+    a.seed = 7;
+    expectAttention(a, "ViT batch 2, scores / sqrt(d)");
+}
+
+TEST(AttentionFusionOp, SwinWindowsBiasAndShiftedMask) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;
+    a.batch = 2, a.windows = 4, a.heads = 3, a.seq = 49, a.headDim = 32;
+    a.scale = AttentionBlock::Scale::Q;
+    a.bias = true;
+    a.mask = true;
+    a.seed = 11;
+    expectAttention(a, "Swin 2 images x 4 windows, bias and mask");
+    a.mask = false;  // (an unshifted block: the bias alone)
+    expectAttention(a, "Swin 2 images x 4 windows, bias");
+}
+
+TEST(AttentionFusionOp, OneWindowBiasAsResidual) {
+    VKINFER_REQUIRE_GPU();
+    // One window: the bias has the scores' shape, so the residual fusion takes it into the
+    // first MatMul; the attention fusion takes it from there.
+    AttentionBlock a;
+    a.heads = 2, a.seq = 49, a.headDim = 16;
+    a.scale = AttentionBlock::Scale::Q;
+    a.bias = true;
+    a.seed = 13;
+    expectAttention(a, "one window, bias");
+}
+
+TEST(AttentionFusionOp, LengthsOffTheBlocks) {
+    VKINFER_REQUIRE_GPU();
+    for (int64_t s : {1, 15, 17, 33, 50}) {
+        AttentionBlock a;
+        a.heads = 2, a.seq = s, a.headDim = 24;
+        a.seed = static_cast<uint32_t>(20 + s);
+        expectAttention(a, "self-attention over " + std::to_string(s) + " tokens");
+    }
+    AttentionBlock cross;
+    cross.batch = 2, cross.heads = 3, cross.seq = 37, cross.kvSeq = 45, cross.headDim = 40;
+    cross.seed = 31;
+    expectAttention(cross, "cross-attention 37 queries x 45 keys");
+}
+
+TEST(AttentionFusionOp, HeadDimension128) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;
+    a.heads = 2, a.seq = 70, a.headDim = 128;
+    a.seed = 41;
+    expectAttention(a, "2 heads of 128 over 70 tokens");
+}
+
+}  // namespace
+}  // namespace vkinfer::testing
