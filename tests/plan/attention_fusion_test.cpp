@@ -104,7 +104,8 @@ TEST(AttentionFusion, SwinBlockWithBiasAndMaskIsTwoDispatches) {
     const Counts c = counts(b, "Swin window attention, bias and shifted mask");
     EXPECT_EQ(c.unfused, 6u);  // projection, q.k, bias, mask, Softmax, p.v
     EXPECT_EQ(c.fused, 2u);
-    const auto nodes = attentionNodes(compileWith(b, true));
+    const CompiledPlan p = compileWith(b, true);  // the nodes point into its graph
+    const auto nodes = attentionNodes(p);
     ASSERT_EQ(nodes.size(), 1u);
     EXPECT_EQ(nodes[0]->inputs.size(), 5u);  // q, k, v, bias, mask
 }
