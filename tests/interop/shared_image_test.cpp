@@ -198,34 +198,6 @@ Context wrap(const HostVulkan& host) {
     return std::move(c).value();
 }
 
-hostvk::Image hostImageOf(const SharedImage& s) {
-    HostImage h = s.image();
-    hostvk::Image i;
-    i.image = h.image;
-    i.view = h.view;
-    i.format = h.format;
-    i.usage = s.desc().usage;
-    i.width = h.width;
-    i.height = h.height;
-    return i;
-}
-
-// One half of a queue family ownership transfer of a whole color image.
-void transfer(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, uint32_t srcFamily,
-              uint32_t dstFamily, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess, VkPipelineStageFlags dstStages,
-              VkAccessFlags dstAccess) {
-    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = srcAccess;
-    b.dstAccessMask = dstAccess;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = srcFamily;
-    b.dstQueueFamilyIndex = dstFamily;
-    b.image = image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdPipelineBarrier(cmd, srcStages, dstStages, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-
 TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     VKINFER_REQUIRE_GPU();
     const Case param = GetParam();
@@ -282,7 +254,7 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     const float push[4] = {float(W), float(H), 0.25f, 0};
     hostvk::Image drawn = param.route == Route::OptimalCopiedToLinear
                               ? renderer.createImage(param.inputFormat, W, H)
-                              : hostImageOf(*inR);
+                              : hostvk::imageOf(*inR);
     VkImageLayout sessionBefore;  // the layout the release leaves from, as the session's "before" names it
     {
         VkCommandBuffer cmd = renderer.begin();
@@ -300,9 +272,10 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
             ASSERT_TRUE(s.ok()) << s.toString();
             sessionBefore = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
         } else {
-            transfer(cmd, drawn.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                     renderer.family, VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+            hostvk::imageBarrier(cmd, drawn.image,
+                                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                 renderer.family, VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
             sessionBefore = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
         }
         renderer.submitAndWait(cmd);  // the host wait: lavapipe shares no semaphore
@@ -339,20 +312,20 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     // The renderer acquires both: the input back (for its next frame's drawing), and the output.
     {
         VkCommandBuffer cmd = renderer.begin();
-        transfer(cmd, inR->image().image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_QUEUE_FAMILY_EXTERNAL, renderer.family,
-                 VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-        transfer(cmd, outR->image().image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                 VK_QUEUE_FAMILY_EXTERNAL, renderer.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
-                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        hostvk::imageBarrier(cmd, inR->image().image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_QUEUE_FAMILY_EXTERNAL, renderer.family,
+                             VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        hostvk::imageBarrier(cmd, outR->image().image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                             VK_QUEUE_FAMILY_EXTERNAL, renderer.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
         renderer.submitAndWait(cmd);
     }
     const ImageState readable{VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0};
-    std::vector<uint8_t> inputBytes = renderer.readImage(hostImageOf(*inR), readable);
+    std::vector<uint8_t> inputBytes = renderer.readImage(hostvk::imageOf(*inR), readable);
     if (param.route != Route::OptimalCopiedToLinear) drawnBytes = inputBytes;
     EXPECT_EQ(inputBytes, drawnBytes) << "the copy into the linear image is exact";
     std::vector<uint8_t> outputBytes = renderer.readImage(
-        hostImageOf(*outR), {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0});
+        hostvk::imageOf(*outR), {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0});
 
     // The reference: Session::run on the pixels the renderer drew, as the model sees them
     // (stored values / 255 in RGBA order; an sRGB image's stored values, not linear light).

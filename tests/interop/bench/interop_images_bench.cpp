@@ -70,32 +70,6 @@ struct Timestamps {
     double ms(uint64_t a, uint64_t b) const { return double(b - a) * periodNs * 1e-6; }
 };
 
-hostvk::Image imageOf(const SharedImage& s) {
-    HostImage h = s.image();
-    hostvk::Image i;
-    i.image = h.image;
-    i.view = h.view;
-    i.format = h.format;
-    i.usage = s.desc().usage;
-    i.width = h.width;
-    i.height = h.height;
-    return i;
-}
-
-// One half of an ownership transfer of a whole color image.
-void transfer(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, uint32_t src, uint32_t dst,
-              VkPipelineStageFlags srcStages, VkAccessFlags srcAccess) {
-    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = srcAccess;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = src;
-    b.dstQueueFamilyIndex = dst;
-    b.image = image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdPipelineBarrier(cmd, srcStages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,12 +154,12 @@ int main(int argc, char** argv) {
                 VkCommandBuffer cmd = renderer.begin();
                 vkCmdResetQueryPool(cmd, rts.pool, 0, 6);
                 vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, rts.pool, 0);
-                pass.record(cmd, imageOf(route == 0 ? linearR : optimalR), push);
+                pass.record(cmd, hostvk::imageOf(route == 0 ? linearR : optimalR), push);
                 vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rts.pool, 1);
                 VkImageLayout sessionBefore = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
                 if (route == 0) {
                     // The optimal route's draw, then its copy into the linear image.
-                    pass.record(cmd, imageOf(optimalR), push);
+                    pass.record(cmd, hostvk::imageOf(optimalR), push);
                     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rts.pool, 2);
                     LinearCopy c;
                     c.source = optimalR.image();
@@ -199,9 +173,10 @@ int main(int argc, char** argv) {
                     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rts.pool, 3);
                     sessionBefore = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
                 } else {
-                    transfer(cmd, optimalR.image().image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, renderer.family, VK_QUEUE_FAMILY_EXTERNAL,
-                             VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+                    hostvk::imageBarrier(cmd, optimalR.image().image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, renderer.family,
+                                         VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                         VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
                 }
                 renderer.submitAndWait(cmd);  // the host wait stands for the semaphore here
                 auto rt = rts.read(route == 0 ? 4 : 2);
@@ -241,9 +216,10 @@ int main(int argc, char** argv) {
                 }
                 // The renderer takes the image back before drawing into it again.
                 VkCommandBuffer back = renderer.begin();
-                transfer(back, (route == 0 ? linearR : optimalR).image().image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_QUEUE_FAMILY_EXTERNAL, renderer.family,
-                         VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0);
+                hostvk::imageBarrier(back, (route == 0 ? linearR : optimalR).image().image,
+                                     VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     VK_QUEUE_FAMILY_EXTERNAL, renderer.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
                 renderer.submitAndWait(back);
             }
         }

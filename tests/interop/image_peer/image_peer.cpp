@@ -70,21 +70,6 @@ void sendOrGone(int socket, const void* data, size_t bytes, const char* what) {
     }
 }
 
-void barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, uint32_t srcFamily,
-             uint32_t dstFamily, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess, VkPipelineStageFlags dstStages,
-             VkAccessFlags dstAccess) {
-    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = srcAccess;
-    b.dstAccessMask = dstAccess;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = srcFamily;
-    b.dstQueueFamilyIndex = dstFamily;
-    b.image = image;
-    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdPipelineBarrier(cmd, srcStages, dstStages, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-
 // Copies the image (in TRANSFER_SRC_OPTIMAL) into a host-visible buffer, visible to the host.
 void copyOut(VkCommandBuffer cmd, const hostvk::Image& image, const hostvk::Buffer& out) {
     VkBufferImageCopy region{};
@@ -99,18 +84,6 @@ void copyOut(VkCommandBuffer cmd, const hostvk::Image& image, const hostvk::Buff
     b.size = VK_WHOLE_SIZE;
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &b, 0,
                          nullptr);
-}
-
-hostvk::Image imageOf(const SharedImage& s) {
-    HostImage h = s.image();
-    hostvk::Image i;
-    i.image = h.image;
-    i.view = h.view;
-    i.format = h.format;
-    i.usage = s.desc().usage;
-    i.width = h.width;
-    i.height = h.height;
-    return i;
 }
 
 void sendFailed(int socket, const std::string& text) {
@@ -251,12 +224,12 @@ int main(int argc, char** argv) {
                                          std::to_string(msg.kind) + " frame " + std::to_string(msg.frame));
             const uint32_t k = m % slots;
             takeDrawn(k);
-            hostvk::Image out = imageOf(outputs[k]);
+            hostvk::Image out = hostvk::imageOf(outputs[k]);
             readCmd = host.beginReused(readCmd);
             // The acquire matching the session's release (GENERAL -> TRANSFER_SRC_OPTIMAL).
-            barrier(readCmd, out.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                    VK_QUEUE_FAMILY_EXTERNAL, host.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
-                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+            hostvk::imageBarrier(readCmd, out.image, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                 VK_QUEUE_FAMILY_EXTERNAL, host.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
             copyOut(readCmd, out, outBuf[k]);
             // Semaphore path: the GPU waits for inference ("inferred" >= m + 1); host wait: the
             // session waited for it before saying Inferred.
@@ -276,23 +249,25 @@ int main(int argc, char** argv) {
 
         for (uint32_t n = 0; n < setup.frames; ++n) {
             const uint32_t k = n % slots;
-            hostvk::Image in = imageOf(inputs[k]);
+            hostvk::Image in = hostvk::imageOf(inputs[k]);
             const float push[4] = {float(W), float(H), 0.013f * float(n), 0};
             takeDrawn(k);  // (frame n - slots: already taken when its output was read)
             drawCmds[k] = host.beginReused(drawCmds[k]);
             {
                 VkCommandBuffer c = drawCmds[k];
                 pass.record(c, in, push);  // from UNDEFINED: the previous frame's contents are discarded
-                barrier(c, in.image, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                        VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                        VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                        VK_ACCESS_TRANSFER_READ_BIT);
+                hostvk::imageBarrier(c, in.image,
+                                     VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                     VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                     VK_ACCESS_TRANSFER_READ_BIT);
                 copyOut(c, in, drawnBuf[k]);
                 // The release to the session's process (TRANSFER_SRC -> SHADER_READ_ONLY, as its
                 // acquire names them).
-                barrier(c, in.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                        host.family, VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                        VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+                hostvk::imageBarrier(c, in.image,
+                                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                     host.family, VK_QUEUE_FAMILY_EXTERNAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                                     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
             }
             // Semaphore path: inference waits for "rendered" = n + 1 on the GPU; host wait: the
             // draw is waited for here, before Rendered goes.

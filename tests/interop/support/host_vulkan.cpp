@@ -646,4 +646,31 @@ void FullscreenPass::record(VkCommandBuffer cmd, const Image& target, const floa
     endPass(cmd);
 }
 
+Image imageOf(const SharedImage& s) {
+    const HostImage h = s.image();
+    Image i;
+    i.image = h.image;
+    i.view = h.view;
+    i.format = h.format;
+    i.usage = s.desc().usage;
+    i.width = h.width;
+    i.height = h.height;
+    return i;
+}
+
+void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, uint32_t srcFamily,
+                  uint32_t dstFamily, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
+                  VkPipelineStageFlags dstStages, VkAccessFlags dstAccess) {
+    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+    b.srcAccessMask = srcAccess;
+    b.dstAccessMask = dstAccess;
+    b.oldLayout = from;
+    b.newLayout = to;
+    b.srcQueueFamilyIndex = srcFamily;
+    b.dstQueueFamilyIndex = dstFamily;
+    b.image = image;
+    b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdPipelineBarrier(cmd, srcStages, dstStages, 0, 0, nullptr, 0, nullptr, 1, &b);
+}
+
 }  // namespace vkinfer::hostvk

@@ -196,4 +196,13 @@ private:
     std::map<VkImageView, VkFramebuffer> framebuffers_;
 };
 
+// A session's shared image as the host's Image (the session keeps owning it).
+Image imageOf(const SharedImage& s);
+
+// One barrier over a whole color image: a layout change, and where srcFamily != dstFamily one
+// half of a queue family ownership transfer.
+void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, uint32_t srcFamily,
+                  uint32_t dstFamily, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
+                  VkPipelineStageFlags dstStages, VkAccessFlags dstAccess);
+
 }  // namespace vkinfer::hostvk
