@@ -46,6 +46,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -312,7 +313,19 @@ int main(int argc, char** argv) {
                      argv[0]);
         return 2;
     }
-    const uint32_t frames = argc == 3 ? static_cast<uint32_t>(std::atoi(argv[2])) : 12;
+    uint32_t frames = 12;
+    if (argc == 3) {
+        // A count that is not a whole number from 1 up would check nothing and still say OK.
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long n = std::strtoul(argv[2], &end, 10);
+        if (end == argv[2] || *end != '\0' || argv[2][0] == '-' || errno != 0 || n == 0 || n > 1000000) {
+            std::fprintf(stderr, "example_cross_process: FRAMES must be a whole number from 1 to 1000000 (got '%s')\n",
+                         argv[2]);
+            return 2;
+        }
+        frames = static_cast<uint32_t>(n);
+    }
     try {
         return run(argv[1], frames);
     } catch (const std::exception& e) {
