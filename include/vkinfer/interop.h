@@ -4,6 +4,7 @@
 //   separate context   Context::create + Session::run / submit + wait (session.h)
 //   interleaved        wrapHostDevice + recordInference into the host's command buffer
 //   shared resources   export/import of tensor memory, images, semaphores and fences as fds
+//                      (images on a context of vkinfer's own run through submitInference)
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -262,6 +263,21 @@ Status recordInference(Session& session, VkCommandBuffer commandBuffer, const Re
 // Records nothing where no state names another family. Fails only for an empty session.
 Status recordReleaseToSession(const Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
 Status recordAcquireFromSession(const Session& session, VkCommandBuffer commandBuffer, const RecordIO& io);
+
+// The same work as recordInference (images and buffers in and out, with every conversion,
+// barrier and ownership transfer `io` names), submitted by vkinfer on the session's own queue:
+// for a session on a context of its own (Context::create), whose device the host cannot record
+// into, e.g. with images shared by fd (importSharedImage / createSharedImage). Like
+// Session::submit it waits on what importWaitSemaphore / importWaitFence gave, signals the
+// session's timeline (exportTimelineSemaphore), and returns at once; the Ticket works with
+// Session::wait / isDone, exportFence and exportSignalSemaphore. Session::wait returns the
+// outputs `io` does not route to an image or buffer (with RunStats: gpuMs is the inference,
+// transferGpuMs the image conversions). The frame slot is io.frame, not Session::submit's
+// rotation: a slot still running a submission (of either call) is waited for first, and its
+// earlier ticket ends. Inputs that no image or buffer feeds come from Session::stageInput.
+// io.timestampPool must be null. On a wrapped device the host must have given a queue
+// (HostDevice::queue); recordInference is the call for a host that records itself.
+Result<Ticket> submitInference(Session& session, const RecordIO& io);
 
 // ---------------------------------------------------------------------------------------
 // Shared resources: external memory and semaphores as file descriptors.
@@ -550,7 +566,7 @@ struct ExportedFence {
 // where the device (or the host's VkDevice, without VK_KHR_external_fence_fd) cannot.
 Result<ExportedFence> exportFence(Session& session, const Ticket& ticket, FenceHandleType type = FenceHandleType::None);
 
-// Makes the session's next submission (Session::run / submit) wait on the CPU for a fence
+// Makes the session's next submission (Session::run / submit, submitInference) wait on the CPU for a fence
 // another API or process exported, before it submits: the HostWait path for a producer that
 // has no shareable semaphore. SyncFd: imported temporarily (-1 counts as signaled); OpaqueFd:
 // permanently, into a fence vkinfer destroys after the wait. On success the fd belongs to the

@@ -39,7 +39,14 @@ void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlo
                 VkSemaphore signalTimeline) {
     for (size_t i = 0; i < inputs.size(); ++i)
         if (inputs[i]) std::memcpy(s.inputStaging[i].mapped(), inputs[i]->data(), inputs[i]->byteSize());
+    submitCommands(device, queue, s, s.commands, ticket, waits, signalTimeline);
+    s.queriesWritten = true;
+    for (size_t k = 0; k < plan.graph.outputs.size(); ++k)
+        s.outputStaged[k] = !s.imported[plan.outputAlloc(static_cast<int>(k))];
+}
 
+void submitCommands(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlot& s, VkCommandBuffer commands,
+                    uint64_t ticket, const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline) {
     std::vector<VkSemaphore> waitSems;
     std::vector<uint64_t> waitValues;
     std::vector<VkPipelineStageFlags> waitStages;
@@ -59,7 +66,7 @@ void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlo
     si.pWaitSemaphores = waitSems.data();
     si.pWaitDstStageMask = waitStages.data();
     si.commandBufferCount = 1;
-    si.pCommandBuffers = &s.commands;
+    si.pCommandBuffers = &commands;
     si.signalSemaphoreCount = signalTimeline ? 1 : 0;
     si.pSignalSemaphores = &signalTimeline;
     {
@@ -70,8 +77,6 @@ void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlo
     }
     s.submitted = true;
     s.ticket = ticket;
-    for (size_t k = 0; k < plan.graph.outputs.size(); ++k)
-        s.outputStaged[k] = !s.imported[plan.outputAlloc(static_cast<int>(k))];
 }
 
 std::vector<NamedTensor> readStagedOutputs(const plan::CompiledPlan& plan, const FrameSlot& s) {
@@ -94,7 +99,7 @@ std::vector<NamedTensor> collectSlot(const detail::ContextImpl& ctx, const plan:
     auto outputs = readStagedOutputs(plan, s);
     if (!stats) return outputs;
     stats->downloadMs = msSince(t0);
-    timestamps.readGpuTimes(ctx, s.queries, *stats);
+    timestamps.readGpuTimes(ctx, s.queriesWritten ? s.queries : VK_NULL_HANDLE, *stats);
     return outputs;
 }
 

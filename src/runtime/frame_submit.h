@@ -29,11 +29,14 @@ void waitForSlot(VkDevice dev, FrameSlot& s);
 // Before a new submission: waits for the last one and unsignals the fence.
 void reuseSlot(VkDevice dev, FrameSlot& s);
 // Copies `inputs` (graph input order; null for those left out) into the slot's staging and
-// submits its recorded command buffer to `queue`, waiting on `waits` and signaling
-// `signalTimeline` with `ticket` when given; returns at once.
+// submits its recorded command buffer to `queue` (submitCommands); returns at once.
 void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlot& s, const plan::CompiledPlan& plan,
                 const std::vector<const Tensor*>& inputs, uint64_t ticket, const std::vector<ExternalWait>& waits,
                 VkSemaphore signalTimeline);
+// Submits `commands` to `queue` as slot `s`'s run, with the slot's fence, waiting on `waits`
+// and signaling `signalTimeline` with `ticket` when given; returns at once.
+void submitCommands(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlot& s, VkCommandBuffer commands,
+                    uint64_t ticket, const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline);
 
 // The outputs the slot's last run or recording left in its readback staging.
 std::vector<NamedTensor> readStagedOutputs(const plan::CompiledPlan& plan, const FrameSlot& s);

@@ -89,6 +89,31 @@ void PreparedPlan::submit(FrameSlot& s, const std::vector<const Tensor*>& inputs
     submitSlot(*ctx_.device, queue_, s, plan_, inputs, ticket, waits, signalTimeline);
 }
 
+void PreparedPlan::submitRecording(FrameSlot& s, const SlotRecorder& record, uint64_t ticket,
+                                   const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline) {
+    VkDevice dev = ctx_.device->handle();
+    queue_.submitHandle("submitInference");  // fails, changing nothing, where the host gave no queue
+    reuseSlot(dev, s);
+    if (!s.ioCommands) {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = commandPool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &s.ioCommands));
+    }
+    // A recording that failed halfway left the buffer recording: the reset discards it.
+    VK_CHECK(vkResetCommandBuffer(s.ioCommands, 0));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(s.ioCommands, &bi));
+    const bool stamped = timestamps_.enabled();
+    if (stamped) vkCmdResetQueryPool(s.ioCommands, s.queries, 0, timestamps_.count());
+    record(s.ioCommands, stamped ? s.queries : VK_NULL_HANDLE, timestamps_.profile() ? s.queries : VK_NULL_HANDLE);
+    VK_CHECK(vkEndCommandBuffer(s.ioCommands));
+    submitCommands(*ctx_.device, queue_, s, s.ioCommands, ticket, waits, signalTimeline);
+    s.queriesWritten = stamped;
+}
+
 void PreparedPlan::refreshSlot(FrameSlot& s) {
     waitIdle(s);
     writeFrameSlotDescriptors(s, ctx_, plan_, weights_.buffer());

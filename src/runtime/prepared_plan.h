@@ -10,6 +10,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -63,6 +64,14 @@ public:
     using ExternalWait = rt::ExternalWait;
     void submit(FrameSlot& s, const std::vector<const Tensor*>& inputs, uint64_t ticket,
                 const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline);
+    // submitInference: waits for the slot's last submission, then `record`s into the slot's
+    // own second command buffer (reset, begun for one submission) and submits it like submit.
+    // `record` gets the slot's timestamp pool, reset, when the session takes timestamps (the
+    // four phase queries of TimestampLayout at 0..3), and it again as `profileQueries` when it
+    // profiles; null otherwise. Nothing is submitted when `record` throws.
+    using SlotRecorder = std::function<void(VkCommandBuffer, VkQueryPool timestamps, VkQueryPool profileQueries)>;
+    void submitRecording(FrameSlot& s, const SlotRecorder& record, uint64_t ticket,
+                         const std::vector<ExternalWait>& waits, VkSemaphore signalTimeline);
     // Waits for the slot's submission and reads its outputs (and GPU time into stats).
     std::vector<NamedTensor> collect(FrameSlot& s, RunStats* stats) {
         return collectSlot(ctx_, plan_, timestamps_, s, stats);

@@ -184,12 +184,19 @@ void SessionImpl::releaseFinishedWaits() {
 }
 
 uint64_t SessionImpl::submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs) {
+    return submitWith(plan, frame, [&](rt::FrameSlot& slot, uint64_t ticket) {
+        plan.submit(slot, inputs, ticket, pendingWaits, timelineSemaphore());
+    });
+}
+
+uint64_t SessionImpl::submitWith(rt::PreparedPlan& plan, uint32_t frame,
+                                 const std::function<void(rt::FrameSlot&, uint64_t ticket)>& submitSlot) {
     rt::FrameSlot& slot = plan.slot(frame);
     // Reusing the slot ends the previous ticket that ran there (its outputs get overwritten).
     if (slot.submitted) outstanding.erase(slot.ticket);
     uint64_t ticket = lastTicket + 1;
     waitImportedFences();
-    plan.submit(slot, inputs, ticket, pendingWaits, timelineSemaphore());
+    submitSlot(slot, ticket);
     lastTicket = ticket;
     for (auto& w : pendingWaits) retiredWaits.emplace_back(w.semaphore, ticket);
     pendingWaits.clear();

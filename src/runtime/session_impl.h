@@ -3,6 +3,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,6 +82,12 @@ struct SessionImpl {
     rt::PreparedPlan* importedInputPlan(uint32_t frame, size_t input);
     VkSemaphore timelineSemaphore();
     uint64_t submit(rt::PreparedPlan& plan, uint32_t frame, const std::vector<const Tensor*>& inputs);
+    // The bookkeeping of every submission (Session::submit, submitInference) around
+    // `submitSlot`, which submits slot `frame` of `plan` as `ticket`, waiting on pendingWaits and
+    // signaling the timeline: the previous ticket of the slot ends, imported fences are waited
+    // for first, the waits retire with the ticket. Returns the ticket.
+    uint64_t submitWith(rt::PreparedPlan& plan, uint32_t frame,
+                        const std::function<void(rt::FrameSlot&, uint64_t ticket)>& submitSlot);
     void releaseFinishedWaits();
     // Drops least recently used plans until a new one fits SessionOptions::maxCachedPlans.
     void evictPlansBeyondLimit();

@@ -8,6 +8,9 @@
 // renderer's optimal image copied into a shared linear one (recordCopyToLinear). Ownership
 // moves through VK_QUEUE_FAMILY_EXTERNAL; both devices run the validation layer with
 // synchronization validation under VKINFER_VALIDATE=1 and every message fails the test.
+// The session runs either on a wrapped second VkDevice (recordInference into that host's
+// command buffer) or on a context of its own (Context::create: submitInference, which records
+// and submits on the session's queue).
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -15,6 +18,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "interop/support/host_vulkan.h"
 #include "interop/support/shared_util.h"
@@ -158,10 +162,15 @@ const char* routeName(Route r) {
     return r == Route::OptimalShared ? "OptimalShared" : r == Route::LinearShared ? "LinearShared" : "CopiedToLinear";
 }
 
+// Where the session runs: on a device the test wraps and records into (recordInference), or
+// on a context of its own that it cannot record into (submitInference).
+enum class SessionOn { WrappedDevice, OwnContext };
+
 struct Case {
     Route route;
     VkFormat inputFormat;
     VkFormat outputFormat = VK_FORMAT_R16G16B16A16_SFLOAT;
+    SessionOn session = SessionOn::WrappedDevice;
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
@@ -175,7 +184,7 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
         }
     };
     return std::string(routeName(info.param.route)) + "_" + name(info.param.inputFormat) + "_to_" +
-           name(info.param.outputFormat);
+           name(info.param.outputFormat) + (info.param.session == SessionOn::OwnContext ? "_OwnContext" : "");
 }
 
 // A texel as the model sees it, in RGBA order: UNORM and sRGB bytes / 255 (sRGB: the stored
@@ -202,11 +211,13 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     VKINFER_REQUIRE_GPU();
     const Case param = GetParam();
     constexpr uint32_t W = 8, H = 8;
+    const bool own = param.session == SessionOn::OwnContext;
     hostvk::HostOptions ho;  // validation as VKINFER_VALIDATE says
     HostVulkan renderer(ho);
-    HostVulkan engine(ho);
+    std::optional<HostVulkan> engine;  // the session's device where the test records into it
+    if (!own) engine.emplace(ho);
     Context rendererCtx = wrap(renderer);  // only to make and import shared images on its device
-    Context engineCtx = wrap(engine);
+    Context engineCtx = own ? gpuContext() : wrap(*engine);
     if (rendererCtx.device().deviceUuid != engineCtx.device().deviceUuid) GTEST_SKIP() << "two physical devices";
 
     const bool linear = param.route != Route::OptimalShared;
@@ -303,11 +314,22 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     out.before = {VK_IMAGE_LAYOUT_UNDEFINED};
     out.after = {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, VK_QUEUE_FAMILY_EXTERNAL};
     io.imageOutputs.push_back({"y", out});
-    {
-        VkCommandBuffer cmd = engine.begin();
+    if (own) {
+        // The session's own queue: no command buffer of the host's. Session::wait is the
+        // host wait (lavapipe shares no semaphore); it returns no tensor, every output went
+        // to an image, and the GPU time of the submission where timestamps exist.
+        auto ticket = submitInference(*session, io);
+        ASSERT_TRUE(ticket.ok()) << ticket.status().toString();
+        RunStats stats;
+        auto rest = session->wait(*ticket, &stats);
+        ASSERT_TRUE(rest.ok()) << rest.status().toString();
+        EXPECT_TRUE(rest->empty());
+        EXPECT_GE(stats.gpuMs, 0.0);
+    } else {
+        VkCommandBuffer cmd = engine->begin();
         Status s = recordInference(*session, cmd, io);
         ASSERT_TRUE(s.ok()) << s.toString();
-        engine.submitAndWait(cmd);
+        engine->submitAndWait(cmd);
     }
     // The renderer acquires both: the input back (for its next frame's drawing), and the output.
     {
@@ -358,7 +380,7 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     outE = Result<SharedImage>(SharedImage());
     session = Result<Session>(Session());
     auto messages = renderer.log().take();
-    auto more = engine.log().take();
+    auto more = own ? engineCtx.takeValidationMessages() : engine->log().take();
     messages.insert(messages.end(), more.begin(), more.end());
     EXPECT_TRUE(messages.empty()) << ::testing::PrintToString(messages);
 }
@@ -368,7 +390,13 @@ INSTANTIATE_TEST_SUITE_P(Routes, SharedImagePath,
                                            Case{Route::LinearShared, VK_FORMAT_R8G8B8A8_UNORM},
                                            Case{Route::OptimalCopiedToLinear, VK_FORMAT_R8G8B8A8_UNORM},
                                            Case{Route::OptimalShared, VK_FORMAT_B8G8R8A8_SRGB},
-                                           Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT}),
+                                           Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT},
+                                           Case{Route::OptimalShared, VK_FORMAT_R8G8B8A8_UNORM,
+                                                VK_FORMAT_R16G16B16A16_SFLOAT, SessionOn::OwnContext},
+                                           Case{Route::OptimalCopiedToLinear, VK_FORMAT_B8G8R8A8_SRGB,
+                                                VK_FORMAT_R16G16B16A16_SFLOAT, SessionOn::OwnContext},
+                                           Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT,
+                                                SessionOn::OwnContext}),
                          caseName);
 
 }  // namespace
