@@ -1,14 +1,16 @@
 #version 450
 // Pad: y[o] = x[source(o)] per dimension with o - begin outside [0, inDim) resolved by the
 // mode: 0 constant (write the value), 1 edge (clamp), 2 reflect (mirror without repeating
-// the edge), 3 wrap. Negative begin/end pads crop. ELEM as in copy_strided.comp; 8-byte
-// elements travel as `words` = 2 words (the constant as valueLo/valueHi).
+// the edge), 3 wrap. Negative begin/end pads crop. ELEM (or a float32 <-> float16
+// conversion) as in copy_strided.comp; 8-byte elements travel as `words` = 2 words (the
+// constant, as the output element's bits, in valueLo/valueHi).
 #include "common.glsl"
 #include "types.glsl"
 #include "pad.glsl"  // push constants, specialization constants: shaders/kernels/pad.toml
+#include "convert_elem.glsl"
 
-layout(std430, binding = 0) writeonly buffer Out { ELEM y[]; };
-layout(std430, binding = 1) readonly buffer In { ELEM x[]; };
+layout(std430, binding = 0) writeonly buffer Out { OUT_ELEM y[]; };
+layout(std430, binding = 1) readonly buffer In { IN_ELEM x[]; };
 
 void main() {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -36,6 +38,6 @@ void main() {
         }
         src += uint(c) * p.inStride[d];
     }
-    if (outside) y[i] = ELEM(w == 0u ? p.valueLo : p.valueHi);
-    else y[i] = x[src * p.words + w];
+    if (outside) y[i] = OUT_ELEM(w == 0u ? p.valueLo : p.valueHi);
+    else y[i] = CONVERT(x[src * p.words + w]);
 }

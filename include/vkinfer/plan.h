@@ -103,7 +103,19 @@ struct KernelPolicy {
     // the scores never reach memory. false: the nodes as they are, to compare them.
     // VKINFER_FUSE_ATTENTION=off sets false.
     bool fuseAttention = true;
+    // A Cast between float32 and float16 next to a Pad, DepthToSpace, SpaceToDepth or
+    // Transpose (Precision::Float16's casts of the graph's inputs and outputs, mostly) is done
+    // by that copy as it moves the elements, with the same rounding (passes/cast_folding.h):
+    // one dispatch and one pass over the tensor fewer. false: the Casts run on their own, to
+    // compare them. VKINFER_FOLD_CASTS=off sets false.
+    bool foldCasts = true;
 };
+
+// `policy` with the environment variables of docs/CLI.md ("Environment") applied to the
+// fields it leaves at their defaults, as sessions apply them: for planning without a session
+// (planJson, planText, planSummary) what a session would run. InvalidArgument names a
+// variable with a value it does not take.
+Result<KernelPolicy> kernelPolicyFromEnvironment(KernelPolicy policy = {});
 
 struct PlanOptions {
     SyncMode sync = SyncMode::Minimal;

@@ -136,6 +136,8 @@ public:
     // The plan this session uses for the given shapes (JSON, as planJson()); inputs with a
     // default are taken as in prepare().
     Result<std::string> planJson(const InputShapes& shapes = {});
+    // The same plan as text (as planText(): what `vkinfer plan --device N` prints).
+    Result<std::string> planText(const InputShapes& shapes = {});
 
     const Model& model() const;
     const SessionOptions& options() const;

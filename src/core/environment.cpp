@@ -47,6 +47,7 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
         policy.smallGridConv = small == 1 ? SmallGridConv::Off : SmallGridConv::FewTiles;
     if (choice("VKINFER_DECONV", {"auto", "gather"}) == 1) policy.subPixelDeconv = false;
     if (choice("VKINFER_FUSE_POINTWISE", {"on", "off"}) == 1) policy.fusePointwise = false;
+    if (choice("VKINFER_FOLD_CASTS", {"on", "off"}) == 1) policy.foldCasts = false;
     if (choice("VKINFER_FUSE_ATTENTION", {"on", "off"}) == 1) policy.fuseAttention = false;
     return policy;
 }

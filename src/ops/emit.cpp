@@ -30,14 +30,28 @@ void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread) {
                              : std::array<uint32_t, 3>{65535u, ceilDiv(rows, 65535), 1};
 }
 
+FloatConversion floatConversion(DataType from, DataType to) {
+    if (from == DataType::Float32 && to == DataType::Float16) return FloatConversion::F32ToF16;
+    if (from == DataType::Float16 && to == DataType::Float32) return FloatConversion::F16ToF32;
+    return FloatConversion::None;
+}
+
 // Copies the index space `dims` (strides and offsets in elements of `elemSize` bytes).
 void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
                      std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize) {
+    using kernels::copy_strided::Elem;
+    // A Cast folded into the copy (passes/cast_folding.h): float32 <-> float16 on the way,
+    // one element per invocation.
+    const FloatConversion conversion = floatConversion(ctx.value(src).dtype, ctx.value(dst).dtype);
+    if (conversion != FloatConversion::None) elemSize = 1;  // one element per invocation below
     if (elemSize != 1 && elemSize != 2 && elemSize % 4 != 0)
         unsupported(n, "copying {}-byte elements on the GPU is not supported", elemSize);
-    using kernels::copy_strided::Elem;
-    const kernels::KernelId kernel =
-        kernels::copy_strided::variant(elemSize == 1 ? Elem::b8 : elemSize == 2 ? Elem::b16 : Elem::b32);
+    const kernels::KernelId kernel = kernels::copy_strided::variant(
+        conversion == FloatConversion::F32ToF16   ? Elem::f32_f16
+        : conversion == FloatConversion::F16ToF32 ? Elem::f16_f32
+        : elemSize == 1                           ? Elem::b8
+        : elemSize == 2                           ? Elem::b16
+                                                  : Elem::b32);
     int64_t words = elemSize >= 4 ? static_cast<int64_t>(elemSize / 4) : 1;
     if (words > 1) {  // one more innermost dimension over the 32-bit words of an element
         for (auto& s : inStride) s *= words;

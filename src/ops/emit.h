@@ -46,9 +46,15 @@ void setRowLaunch(Dispatch& d, int64_t rows, int64_t length, bool perThread);
 // DepthToSpace of NCHW value `src` into `dst` for node `n` (layout.cpp; a Conv that could not
 // store its fused DepthToSpace shuffled).
 void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_t blocksize, bool crd);
+// What a copy from a `from` tensor into a `to` tensor converts on the way: float32 <->
+// float16 where a Cast was folded into it (passes/cast_folding.h), else nothing (the bytes
+// move as they are).
+enum class FloatConversion { None, F32ToF16, F16ToF32 };
+FloatConversion floatConversion(DataType from, DataType to);
 // Strided copy on the GPU: walks the index space `dims` of the output, reading `src`
 // through `inStride` and writing `dst` through `outStride` (strides and offsets in elements
 // of `elemSize` bytes: 1, 2, 4 or a multiple of 4). Emits nothing for an empty space.
+// Between a float32 and a float16 tensor it converts each element (floatConversion).
 void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape dims, std::vector<int64_t> inStride,
                      std::vector<int64_t> outStride, int64_t inOffset, int64_t outOffset, size_t elemSize);
 // The GPU twin: one dispatch converting all of `src` (dtype `from`) into `dst` (`to`).

@@ -60,6 +60,10 @@ PadSpec padSpec(const Node& n, const Shape& in, DataType type, const Tensor* pad
             if (type == DataType::Float16 && valueT->dtype() == DataType::Float32) {
                 // Float16 precision (passes/precision.cpp) keeps the constant float32: narrow it.
                 value.as<uint16_t>()[0] = floatToHalf(valueT->as<float>()[0]);
+            } else if (type == DataType::Float32 && valueT->dtype() == DataType::Float16) {
+                // A float16 Pad whose Cast to float32 was folded into it (passes/cast_folding.h).
+                float v = halfToFloat(valueT->as<uint16_t>()[0]);
+                std::memcpy(value.data(), &v, 4);
             } else if (valueT->dtype() != type) {
                 shapeError(n, "constant_value is {}, data is {}", dataTypeName(valueT->dtype()), dataTypeName(type));
             } else {
@@ -108,13 +112,18 @@ int64_t sourceCoord(PadMode mode, int64_t c, int64_t n) {
     return -1;
 }
 
-PadSpec padSpecOf(const Graph& g, const Node& n) {
+// `type`: of the output, in which the constant is written (the input's, unless a Cast was
+// folded into the Pad: passes/cast_folding.h).
+PadSpec padSpecOf(const Graph& g, const Node& n, DataType type) {
     const auto& x = inputValue(g, n, 0);
-    return padSpec(n, x.shape, x.dtype, optionalConstant(g, n, 1, "pads"), optionalConstant(g, n, 2, "constant_value"),
+    return padSpec(n, x.shape, type, optionalConstant(g, n, 1, "pads"), optionalConstant(g, n, 2, "constant_value"),
                    optionalConstant(g, n, 3, "axes"));
 }
 
-void inferPad(Graph& g, const Node& n) { setOutput(g, n, 0, inputValue(g, n, 0).dtype, padSpecOf(g, n).out); }
+void inferPad(Graph& g, const Node& n) {
+    const DataType type = inputValue(g, n, 0).dtype;
+    setOutput(g, n, 0, type, padSpecOf(g, n, type).out);
+}
 
 void evalPad(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const Tensor& x = *in[0];
@@ -141,7 +150,8 @@ void evalPad(const Node& n, std::span<const Tensor* const> in, std::span<Tensor>
 
 void lowerPad(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
-    PadSpec s = padSpecOf(ctx.graph(), n);
+    const DataType outType = ctx.value(n.outputs[0]).dtype;
+    PadSpec s = padSpecOf(ctx.graph(), n, outType);
     // Merge neighbouring unpadded dimensions (the kernel walks at most 6).
     Shape in, out;
     std::vector<int64_t> begin;
@@ -160,12 +170,18 @@ void lowerPad(LowerContext& ctx, const Node& n) {
     if (in.size() > 6) unsupported(n, "padding {} separate dimensions (the kernel walks up to 6)", in.size());
     int64_t count = elementCount(out);
     if (count == 0) return;
-    size_t es = dataTypeSize(x.dtype);
+    // A Cast folded into the Pad converts each element (one word each).
+    const FloatConversion conversion = floatConversion(x.dtype, outType);
+    size_t es = conversion != FloatConversion::None ? 4 : dataTypeSize(x.dtype);
     int64_t words = es >= 4 ? static_cast<int64_t>(es / 4) : 1;
     if (es > 8 || (es > 2 && es % 4)) unsupported(n, "{}-byte elements are not supported", es);
     requireIndexable(n, std::max(count, x.elementCount()) * words);
     using kernels::pad::Elem;
-    Dispatch& d = ctx.emit(kernels::pad::variant(es == 1 ? Elem::b8 : es == 2 ? Elem::b16 : Elem::b32));
+    Dispatch& d = ctx.emit(kernels::pad::variant(conversion == FloatConversion::F32ToF16   ? Elem::f32_f16
+                                                 : conversion == FloatConversion::F16ToF32 ? Elem::f16_f32
+                                                 : es == 1                                 ? Elem::b8
+                                                 : es == 2                                 ? Elem::b16
+                                                                                           : Elem::b32));
     d.setSpec(kernels::pad::kMode, static_cast<uint32_t>(s.mode));
     kernels::pad::Push p{};
     p.count = u32(count);

@@ -11,6 +11,7 @@
 #include "ops/emit.h"
 #include "ops/registry.h"
 #include "passes/attention_fusion.h"
+#include "passes/cast_folding.h"
 #include "passes/fusion.h"
 #include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
@@ -220,6 +221,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     if (options.kernels.fuseAttention) passes::fuseAttention(g);
     if (options.kernels.fusePointwise) passes::fusePointwise(g);
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
+    if (options.kernels.foldCasts) passes::foldCastsIntoCopies(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 
     // Views and in-place Concat. A tensor inside another begins where the device can bind it.

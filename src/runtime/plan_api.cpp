@@ -1,4 +1,5 @@
 // The device-free planning entry points of include/vkinfer/plan.h.
+#include "core/environment.h"
 #include "core/error.h"
 #include "plan/compile.h"
 #include "runtime/model_data.h"
@@ -21,6 +22,10 @@ plan::CompiledPlan compileFor(const Model& model, const InputShapes& shapes, con
 }
 
 }  // namespace
+
+Result<KernelPolicy> kernelPolicyFromEnvironment(KernelPolicy policy) {
+    return guardResult<KernelPolicy>([&] { return env::applyToKernelPolicy(policy); });
+}
 
 Result<std::string> planJson(const Model& model, const InputShapes& shapes, const PlanOptions& options) {
     return guardResult<std::string>([&] { return plan::planToJson(compileFor(model, shapes, options)); });

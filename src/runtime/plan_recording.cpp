@@ -42,16 +42,20 @@ void recordDispatches(VkCommandBuffer cmd, const plan::CompiledPlan& plan, const
     }
 }
 
+VkCommandBuffer allocatePrimaryCommandBuffer(VkDevice dev, VkCommandPool pool) {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &cmd));
+    return cmd;
+}
+
 void recordSlotRun(VkDevice dev, VkCommandPool pool, FrameSlot& s, const plan::CompiledPlan& plan,
                    const std::vector<vk::Pipeline>& pipelines, const TimestampLayout& timestamps) {
     using Q = TimestampLayout;
-    if (!s.commands) {
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = pool;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &s.commands));
-    }
+    if (!s.commands) s.commands = allocatePrimaryCommandBuffer(dev, pool);
     VkCommandBuffer cmd = s.commands;
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};

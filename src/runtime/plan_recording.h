@@ -25,6 +25,9 @@ void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags 
 void recordDispatches(VkCommandBuffer cmd, const plan::CompiledPlan& plan, const std::vector<vk::Pipeline>& pipelines,
                       const FrameSlot& s, VkQueryPool profileQueries = VK_NULL_HANDLE);
 
+// A primary command buffer from `pool` (freed with the pool).
+VkCommandBuffer allocatePrimaryCommandBuffer(VkDevice dev, VkCommandPool pool);
+
 // The slot's separate-context command buffer (allocated from `pool` on first use), recorded
 // once and replayed until something it names changes: opening barrier, staging -> input
 // copies, barrier, dispatches, barrier, output -> staging copies, TRANSFER_WRITE -> HOST_READ,

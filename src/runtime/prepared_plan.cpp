@@ -94,13 +94,7 @@ void PreparedPlan::submitRecording(FrameSlot& s, const SlotRecorder& record, uin
     VkDevice dev = ctx_.device->handle();
     queue_.submitHandle("submitInference");  // fails, changing nothing, where the host gave no queue
     reuseSlot(dev, s);
-    if (!s.ioCommands) {
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = commandPool_;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        VK_CHECK(vkAllocateCommandBuffers(dev, &ai, &s.ioCommands));
-    }
+    if (!s.ioCommands) s.ioCommands = allocatePrimaryCommandBuffer(dev, commandPool_);
     // A recording that failed halfway left the buffer recording: the reset discards it.
     VK_CHECK(vkResetCommandBuffer(s.ioCommands, 0));
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};

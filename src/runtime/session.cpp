@@ -381,6 +381,14 @@ Result<std::string> Session::planJson(const InputShapes& shapes) {
     });
 }
 
+Result<std::string> Session::planText(const InputShapes& shapes) {
+    return detail::guardDeviceResult<std::string>(impl_->ctx(), "Session::planText", [&] {
+        InputShapes resolved = unwrap(impl_->model.resolveShapes(shapes));
+        return plan::planToText(
+            impl_->planFor(resolved, nullptr, {}, detail::defaultedUnlessNamed(*impl_->model.data(), shapes)).plan());
+    });
+}
+
 const Model& Session::model() const { return impl_->model; }
 const SessionOptions& Session::options() const { return impl_->options; }
 const QueueInfo& Session::queue() const { return impl_->queue().info; }

@@ -143,9 +143,10 @@ TEST_F(CliBadInput, NumericOptionsAreValidated) {
     expectCleanError({"bench", m, "--top", "3"}, 2, {"--top", "--profile"});
     expectCleanError({"check", d, "--timeout", "5"}, 2, {"--timeout", "--isolate"});
     expectCleanError({"check", d, "--scope", file("scope.txt")}, 2, {"--scope", "--markdown"});
-    // plan and info open no device: an index there was accepted and ignored (run fails on it).
-    expectCleanError({"plan", m, "--device", "99"}, 2, {"--device", "plan opens no device"});
+    // info opens no device: an index there was accepted and ignored (run fails on it).
     expectCleanError({"--device", "0", "info", m}, 2, {"--device", "info opens no device"});
+    // plan with a device plans for it: the tensor alignment is then the session's.
+    expectCleanError({"--device", "0", "plan", m, "--alignment", "128"}, 2, {"--alignment", "--device"});
 }
 
 TEST_F(CliBadInput, NumericOptionsAtTheirBoundsWork) {

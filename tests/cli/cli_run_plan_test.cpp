@@ -1,6 +1,7 @@
 // vkinfer run and plan: outputs written to files, the plan as JSON, and the error paths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -351,6 +352,61 @@ TEST(CliBench, ProfileTimesEveryDispatchOfThePlan) {
     CliResult text = runCli({"bench", dir.file("m.onnx"), "--iters", "2", "--profile", "--top", "1"});
     ASSERT_EQ(text.exitCode, 0) << text.describe();
     EXPECT_TRUE(contains(text.out, "slowest 1 dispatches"));
+}
+
+// The kernels of a plan printed with --json, in schedule order.
+std::vector<std::string> planKernelsOf(const CliResult& r) {
+    std::vector<std::string> kernels;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    if (j.is_discarded() || !j.contains("schedule")) {
+        ADD_FAILURE() << "not a plan: " << r.describe();
+        return kernels;
+    }
+    for (const auto& d : j["schedule"]) kernels.push_back(d["kernel"]);
+    return kernels;
+}
+
+bool hasKernel(const std::vector<std::string>& kernels, const std::string& name) {
+    return std::find(kernels.begin(), kernels.end(), name) != kernels.end();
+}
+
+// plan takes the VKINFER_* kernel variables as run, check and bench do, and with --device
+// plans for that device (the session's plan).
+TEST(CliPlan, KernelVariablesAndADevice) {
+    TempDir dir;
+    OnnxBuilder b(13);
+    b.input("x", {1, 4, 6, 8}).output("y");
+    b.initializer("pads", int64Tensor({8}, {0, 0, 1, 1, 0, 0, 1, 1}));
+    b.node("Pad", {"x", "pads"}, {"p"}, "pad");
+    attr(b.node("DepthToSpace", {"p"}, {"y"}, "d2s"), "blocksize", int64_t{2});
+    writeFile(dir.file("m.onnx"), b.serialize());
+    const std::vector<std::string> args{"plan", dir.file("m.onnx"), "--precision", "fp16", "--json"};
+
+    CliResult folded = runCli(args);
+    ASSERT_EQ(folded.exitCode, 0) << folded.describe();
+    EXPECT_EQ(planKernelsOf(folded), (std::vector<std::string>{"pad_f32_f16", "copy_strided_f16_f32"}));
+    CliResult unfolded = runCli(args, {"VKINFER_FOLD_CASTS=off"});
+    ASSERT_EQ(unfolded.exitCode, 0) << unfolded.describe();
+    auto kernels = planKernelsOf(unfolded);
+    EXPECT_TRUE(hasKernel(kernels, "cast_f32_f16") && hasKernel(kernels, "cast_f16_f32"))
+        << ::testing::PrintToString(kernels);
+    CliResult bad = runCli(args, {"VKINFER_FOLD_CASTS=maybe"});
+    EXPECT_EQ(bad.exitCode, 1) << bad.describe();
+    EXPECT_TRUE(contains(bad.err, "VKINFER_FOLD_CASTS must be on or off (got 'maybe')")) << bad.describe();
+
+    if (!gpuAvailable()) GTEST_SKIP() << "no Vulkan device for plan --device";
+    std::vector<std::string> onDevice{"--device", "0"};
+    onDevice.insert(onDevice.end(), args.begin(), args.end());
+    CliResult device = runCli(onDevice);
+    ASSERT_EQ(device.exitCode, 0) << device.describe();
+    kernels = planKernelsOf(device);
+    EXPECT_EQ(kernels.size(), 2u) << ::testing::PrintToString(kernels);
+    CliResult deviceUnfolded = runCli(onDevice, {"VKINFER_FOLD_CASTS=off"});
+    ASSERT_EQ(deviceUnfolded.exitCode, 0) << deviceUnfolded.describe();
+    EXPECT_EQ(planKernelsOf(deviceUnfolded).size(), 4u) << deviceUnfolded.out.substr(0, 2000);
+    CliResult text = runCli({"--device", "0", "plan", dir.file("m.onnx")});
+    ASSERT_EQ(text.exitCode, 0) << text.describe();
+    EXPECT_TRUE(contains(text.out, "dispatches")) << text.describe();
 }
 
 }  // namespace

@@ -180,7 +180,8 @@ TEST(CliDevices, DeviceOutOfRangeNamesTheDeviceCount) {
              {"--device", "99", "run", model, "--random"},
              {"run", model, "--random", "--device", "99"},
              {"check", (dir.path() / "small").string(), "--device", "99"},
-             {"--device", "99", "bench", model, "--iters", "1"}}) {
+             {"--device", "99", "bench", model, "--iters", "1"},
+             {"plan", model, "--device", "99"}}) {
         SCOPED_TRACE(args[0] + " " + args[1]);
         CliResult r = runCli(args);
         EXPECT_EQ(r.exitCode, 1) << r.describe();

@@ -52,18 +52,24 @@ json fp16Plan(const Model& model, const std::vector<NamedTensor>& inputs, Precis
     return json::parse(*j);
 }
 
-bool isCast(const json& d) { return d["kernel"].get<std::string>().rfind("cast_", 0) == 0; }
+// A float32 <-> float16 conversion: a Cast, or a copy a Cast was folded into
+// (passes/cast_folding.h: pad_f32_f16, copy_strided_f16_f32, ...).
+bool isConversion(const json& d) {
+    const std::string k = d["kernel"];
+    auto endsWith = [&](const char* s) { return k.size() >= 8 && k.compare(k.size() - 8, 8, s) == 0; };
+    return k.rfind("cast_", 0) == 0 || endsWith("_f32_f16") || endsWith("_f16_f32");
+}
 
-int castCount(const json& plan) {
+int conversionCount(const json& plan) {
     int n = 0;
-    for (const auto& d : plan["schedule"]) n += isCast(d) ? 1 : 0;
+    for (const auto& d : plan["schedule"]) n += isConversion(d) ? 1 : 0;
     return n;
 }
 
 // Runs the model in float16 precision in both sync modes and expects: every output within
 // `tol` of the float32 CPU reference, float32 outputs, bit-identical results in the two
-// modes, no float32 kernel but the Casts, and `casts` Cast dispatches (-1: one per float32
-// graph input and output, the boundary conversions).
+// modes, no float32 kernel but the conversions, and `casts` conversions (Casts, or copies
+// a Cast was folded into; -1: one per float32 graph input and output, the boundary).
 void expectFp16(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const std::string& what,
                 Tolerance tol = fp16Tolerance(), int casts = -1) {
     SCOPED_TRACE(what);
@@ -76,11 +82,11 @@ void expectFp16(const OnnxBuilder& builder, const std::vector<NamedTensor>& inpu
         for (const auto& in : inputs) casts += in.tensor.dtype() == DataType::Float32 ? 1 : 0;
         for (const auto& o : model->outputs()) casts += o.dtype == DataType::Float32 ? 1 : 0;
     }
-    EXPECT_EQ(castCount(plan), casts) << what;
+    EXPECT_EQ(conversionCount(plan), casts) << what;
     for (const auto& d : plan["schedule"]) {
         std::string k = d["kernel"];
         bool f32 = k.size() > 4 && k.compare(k.size() - 4, 4, "_f32") == 0;
-        EXPECT_TRUE(isCast(d) || !f32) << what << ": dispatch " << d["index"] << " (" << d["op"] << ") runs " << k;
+        EXPECT_TRUE(isConversion(d) || !f32) << what << ": dispatch " << d["index"] << " (" << d["op"] << ") runs " << k;
     }
 
     expectGpuMatchesCpu(builder, inputs, what, tol, Precision::Float16);
@@ -122,7 +128,7 @@ TEST(Fp16Plan, BoundaryCastsAndFloat32Interface) {
     // Float32 (the default) is untouched: one fused Conv+Relu in float32, no Cast.
     ASSERT_EQ(fp32["schedule"].size(), 1u);
     EXPECT_EQ(fp32["schedule"][0]["kernel"], "conv2d_t16x128_f32");
-    EXPECT_EQ(castCount(fp32), 0);
+    EXPECT_EQ(conversionCount(fp32), 0);
     auto defaults = planJson(*model, shapesOf(in));
     ASSERT_TRUE(defaults.ok());
     EXPECT_EQ(json::parse(*defaults)["schedule"], fp32["schedule"]);
@@ -165,7 +171,7 @@ TEST(Fp16Plan, SharedOutputsAndInputs) {
     json plan = fp16Plan(*model, {{"x", Tensor(DataType::Float32, {1, 4, 6, 6})}});
     // x -> float16, Conv, c -> float32, Relu, r -> float32, and the model's Cast to float64.
     EXPECT_EQ(plan["schedule"].size(), 6u);
-    EXPECT_EQ(castCount(plan), 4);
+    EXPECT_EQ(conversionCount(plan), 4);
     const auto& s = plan["schedule"];
     ASSERT_EQ(s.size(), 6u);
     std::map<std::string, std::vector<std::string>> reads;  // kernel -> tensors it reads

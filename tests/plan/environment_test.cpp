@@ -81,33 +81,41 @@ TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {
               "invalid argument: VKINFER_DECONV must be auto or gather (got 'subpixel')");
 }
 
-TEST(Environment, FusePointwiseOffTurnsThePointwiseFusionOff) {
-    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);
-    ScopedVariable off("VKINFER_FUSE_POINTWISE", "off");
-    EXPECT_FALSE(env::applyToKernelPolicy({}).fusePointwise);
-    ScopedVariable on("VKINFER_FUSE_POINTWISE", "on");
-    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);
-    KernelPolicy set;
-    set.fusePointwise = false;  // "on" leaves an option the caller turned off as it is
-    EXPECT_FALSE(env::applyToKernelPolicy(set).fusePointwise);
-    ScopedVariable bad("VKINFER_FUSE_POINTWISE", "yes");
-    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
-              "invalid argument: VKINFER_FUSE_POINTWISE must be on or off (got 'yes')");
-}
-
-TEST(Environment, FuseAttentionOffTurnsTheAttentionFusionOff) {
-    EXPECT_TRUE(env::applyToKernelPolicy({}).fuseAttention);
-    ScopedVariable off("VKINFER_FUSE_ATTENTION", "off");
-    EXPECT_FALSE(env::applyToKernelPolicy({}).fuseAttention);
-    EXPECT_TRUE(env::applyToKernelPolicy({}).fusePointwise);  // the other fusions stay
-    ScopedVariable on("VKINFER_FUSE_ATTENTION", "on");
-    EXPECT_TRUE(env::applyToKernelPolicy({}).fuseAttention);
-    KernelPolicy set;
-    set.fuseAttention = false;  // "on" leaves an option the caller turned off as it is
-    EXPECT_FALSE(env::applyToKernelPolicy(set).fuseAttention);
-    ScopedVariable bad("VKINFER_FUSE_ATTENTION", "no");
-    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
-              "invalid argument: VKINFER_FUSE_ATTENTION must be on or off (got 'no')");
+// The on/off switches (VKINFER_FUSE_POINTWISE, VKINFER_FOLD_CASTS, VKINFER_FUSE_ATTENTION):
+// "off" turns its own option off and no other, "on" leaves an option the caller turned off
+// as it is, anything else is refused naming the variable; the public form
+// (kernelPolicyFromEnvironment, for planning without a session) does the same.
+TEST(Environment, OnOffSwitchesTurnOnlyTheirOwnOptionOff) {
+    struct Switch {
+        const char* name;
+        bool KernelPolicy::*option;
+    };
+    const Switch switches[] = {{"VKINFER_FUSE_POINTWISE", &KernelPolicy::fusePointwise},
+                               {"VKINFER_FOLD_CASTS", &KernelPolicy::foldCasts},
+                               {"VKINFER_FUSE_ATTENTION", &KernelPolicy::fuseAttention}};
+    for (const Switch& s : switches) {
+        SCOPED_TRACE(s.name);
+        EXPECT_TRUE(env::applyToKernelPolicy({}).*s.option);
+        {
+            ScopedVariable off(s.name, "off");
+            const KernelPolicy p = env::applyToKernelPolicy({});
+            EXPECT_FALSE(p.*s.option);
+            for (const Switch& other : switches)
+                if (&other != &s) EXPECT_TRUE(p.*other.option) << other.name << " stays on";
+            auto viaApi = kernelPolicyFromEnvironment();
+            ASSERT_TRUE(viaApi.ok()) << viaApi.status().toString();
+            EXPECT_FALSE((*viaApi).*s.option);
+        }
+        ScopedVariable on(s.name, "on");
+        EXPECT_TRUE(env::applyToKernelPolicy({}).*s.option);
+        KernelPolicy set;
+        set.*s.option = false;
+        EXPECT_FALSE(env::applyToKernelPolicy(set).*s.option);
+        ScopedVariable bad(s.name, "yes");
+        EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+                  std::string("invalid argument: ") + s.name + " must be on or off (got 'yes')");
+        EXPECT_EQ(kernelPolicyFromEnvironment().status().code(), ErrorCode::InvalidArgument);
+    }
 }
 
 TEST(Environment, AutoAndEmptyLeaveThePolicy) {
