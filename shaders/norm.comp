@@ -1,5 +1,6 @@
 #version 450
-// Layer-, Instance- and GroupNormalization: rows of `len` contiguous elements are
+// Layer-, Instance- and GroupNormalization, and the channel norm (vkinfer.ChannelNorm): rows
+// of `len` elements (contiguous; for the channel norm a pixel's channels, `stride` apart) are
 // normalized to zero mean and unit variance (two passes: the mean, then the mean squared
 // deviation, so no cancellation), then scaled and shifted. AFFINE 0 (layer): scale/bias per
 // element of the row; 1 (instance, and opset-18 groups): per row % C; 2 (groups): a row is
@@ -40,17 +41,17 @@ void main() {
     uint row = perThread ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
                          : gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     if (row >= p.rows) return;  // per workgroup: uniform
-    uint base = row * p.len;
+    uint base = (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage;
     uint first = perThread ? 0u : gl_LocalInvocationID.x;
     uint step = perThread ? 1u : gl_WorkGroupSize.x;
 
     float s = 0.0;
-    for (uint j = first; j < p.len; j += step) s += float(x[base + j]);
+    for (uint j = first; j < p.len; j += step) s += float(x[base + j * p.stride]);
     if (!perThread) s = workgroupSum(s);
     float mean = s / float(p.len);
     float q = 0.0;
     for (uint j = first; j < p.len; j += step) {
-        float d = float(x[base + j]) - mean;
+        float d = float(x[base + j * p.stride]) - mean;
         q += d * d;
     }
     if (!perThread) q = workgroupSum(q);
@@ -59,7 +60,7 @@ void main() {
     for (uint j = first; j < p.len; j += step) {
         uint k = AFFINE == 0u ? j : AFFINE == 1u ? c : c * (p.len / p.inner) + j / p.inner;
         float b = HAS_BIAS != 0u ? float(bias[k]) : 0.0;
-        y[base + j] = T(activate((float(x[base + j]) - mean) * invStd * float(scale[k]) + b));
+        y[base + j * p.stride] = T(activate((float(x[base + j * p.stride]) - mean) * invStd * float(scale[k]) + b));
     }
 #ifdef STATS
     if (first == 0u) {

@@ -1,7 +1,8 @@
 // LayerNormalization (opset 17: axis, epsilon, optional bias, optional Mean and InvStdDev
 // outputs), InstanceNormalization and GroupNormalization (opset 18: scale and bias per group;
-// 21: per channel), all on shaders/norm.comp: rows of contiguous elements normalized in
-// float32; and BatchNormalization (inference, and training mode's
+// 21: per channel) and vkinfer.ChannelNorm (ops/normalization.h), all on shaders/norm.comp:
+// rows of elements (contiguous, or strided over the channels) normalized in float32; and
+// BatchNormalization (inference, and training mode's
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
 // with constant statistics into the Conv before it.
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "ops/broadcast.h"
 #include "ops/cpu_copy.h"
 #include "ops/emit.h"
+#include "ops/normalization.h"
 #include "ops/node_checks.h"
 #include "ops/registry.h"
 
@@ -22,13 +24,17 @@ namespace vkinfer::ops {
 
 namespace {
 
-// rows x len: the normalized elements of a row are contiguous. Layer: len = the product of
-// the dims from `axis` on. Instance: rows = N * C, len = the spatial size. Group: rows =
-// N * G, len = C / G channels of the spatial size (`inner`). `affine` says which scale and
-// bias an element takes (AFFINE in shaders/norm.comp): 0 its index in the row, 1 row % C
-// (instance; groups with per-group parameters, opset 18), 2 its channel (groups, opset 21).
+// rows x len. Element j of row r is at (r / rowsPerImage) * len * stride + r % rowsPerImage
+// + j * stride: contiguous rows (stride 1, rowsPerImage 1) but for the channel norm. Layer:
+// len = the product of the dims from `axis` on. Instance: rows = N * C, len = the spatial
+// size. Group: rows = N * G, len = C / G channels of the spatial size (`inner`). Channel:
+// rows = N * spatial size, len = C, stride = rowsPerImage = the spatial size. `affine` says
+// which scale and bias an element takes (AFFINE in shaders/norm.comp): 0 its index in the
+// row, 1 row % C (instance; groups with per-group parameters, opset 18), 2 its channel
+// (groups, opset 21).
 struct NormLayout {
     int64_t rows = 1, len = 1, C = 1, inner = 1;
+    int64_t stride = 1, rowsPerImage = 1;
     int64_t axis = 0;
     uint32_t affine = 0;
     int64_t params = 0;  // elements scale and bias must have (0: the normalized shape's)
@@ -36,6 +42,7 @@ struct NormLayout {
 
 bool isLayer(const Node& n) { return n.opType == "LayerNormalization"; }
 bool isGroup(const Node& n) { return n.opType == "GroupNormalization"; }
+bool isChannel(const Node& n) { return n.opType == kChannelNormOpType; }
 
 // `scaleElements`: the scale's element count, which tells GroupNormalization's per-group
 // parameters (opset 18) from per-channel ones (opset 21) without the opset.
@@ -50,6 +57,14 @@ NormLayout normLayout(const Node& n, const Shape& x, int64_t scaleElements) {
     if (rank < 2) shapeError(n, "input must be [N, C, ...], got {}", shapeToString(x));
     l.axis = 2;
     for (int64_t d = 2; d < rank; ++d) l.inner *= x[d];
+    if (isChannel(n)) {
+        if (rank < 3) shapeError(n, "input must be [N, C, spatial...], got {}", shapeToString(x));
+        l.axis = 1;
+        l.C = l.params = l.len = x[1];
+        l.rows = x[0] * l.inner;
+        l.stride = l.rowsPerImage = l.inner;
+        return l;
+    }
     if (!isGroup(n)) {
         l.C = l.params = x[1];
         l.rows = x[0] * x[1];
@@ -77,7 +92,7 @@ void inferNorm(Graph& g, const Node& n) {
     Shape normalized(x.shape.begin() + l.axis, x.shape.end());
     for (size_t i = 1; i < 3; ++i) {
         if (n.input(i) < 0) {
-            if (i == 1 || !isLayer(n)) shapeError(n, "input {} is missing", i);
+            if (i == 1 || !(isLayer(n) || isChannel(n))) shapeError(n, "input {} is missing", i);
             continue;
         }
         const auto& p = inputValue(g, n, i);
@@ -127,17 +142,18 @@ void evalNorm(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
     const float* px = x.as<float>();
     float* py = out[0].as<float>();
     for (int64_t r = 0; r < l.rows; ++r) {
-        const float* row = px + r * l.len;
+        const int64_t base = (r / l.rowsPerImage) * l.len * l.stride + r % l.rowsPerImage;
+        auto at = [&](int64_t j) { return base + j * l.stride; };
         double mean = 0, var = 0;
-        for (int64_t j = 0; j < l.len; ++j) mean += row[j];
+        for (int64_t j = 0; j < l.len; ++j) mean += px[at(j)];
         mean /= static_cast<double>(l.len);
-        for (int64_t j = 0; j < l.len; ++j) var += (row[j] - mean) * (row[j] - mean);
+        for (int64_t j = 0; j < l.len; ++j) var += (px[at(j)] - mean) * (px[at(j)] - mean);
         var /= static_cast<double>(l.len);
         double invStd = 1.0 / std::sqrt(var + eps);
         for (int64_t j = 0; j < l.len; ++j) {
             int64_t k = l.affine == 0 ? j : l.affine == 1 ? r % l.C : (r % l.C) * (l.len / l.inner) + j / l.inner;
             double b = bias.empty() ? 0.0 : bias.as<float>()[k];
-            py[r * l.len + j] = static_cast<float>((row[j] - mean) * invStd * scale.as<float>()[k] + b);
+            py[at(j)] = static_cast<float>((px[at(j)] - mean) * invStd * scale.as<float>()[k] + b);
         }
         // (An omitted output arrives as a placeholder scalar: only filled when it has a row each.)
         if (out.size() > 1 && out[1].elementCount() == l.rows) out[1].as<float>()[r] = static_cast<float>(mean);
@@ -173,7 +189,9 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     Shape statShape = {l.rows};
     if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", type, statShape);
     if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", type, statShape);
-    bool perThread = rowPerThread(l.rows, l.len);
+    // Strided rows (the channel norm): one invocation per row, so neighbouring invocations read
+    // neighbouring pixels; a workgroup per row would read one element per row stride.
+    bool perThread = l.stride > 1 || rowPerThread(l.rows, l.len);
     using kernels::norm::Stats;
     Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
@@ -186,6 +204,8 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     p.C = u32(l.C);
     p.epsilon = n.attrFloat("epsilon", 1e-5f);
     p.inner = u32(l.inner);
+    p.stride = u32(l.stride);
+    p.rowsPerImage = u32(l.rowsPerImage);
     d.setPush(p);
     setRowLaunch(d, l.rows, l.len, perThread);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias)};
@@ -355,6 +375,7 @@ void lowerBatchNorm(LowerContext& ctx, const Node& n) {
 
 void registerNormalizationOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm}));
+    t.push_back(withFp16({kChannelNormOpType, 1, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"GroupNormalization", 18, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm}));

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "ops/activation.h"
+#include "ops/normalization.h"
 #include "ops/pointwise.h"
 #include "ops/registry.h"
 #include "passes/specialize.h"
@@ -325,32 +326,55 @@ std::optional<double> scalarConstant(const Graph& g, int v) {
     return g.values[v].constant->getDouble(0);
 }
 
-// How many trailing axes a keepdims ReduceMean over x averages (axes as attribute before
-// opset 18, as a constant input from 18 on); 0 when it is anything else.
-int64_t trailingMeanAxes(const Graph& g, const Node& n) {
-    if (n.opType != "ReduceMean" || n.inputs.empty() || n.inputs[0] < 0 || n.attrInt("keepdims", 1) != 1) return 0;
+// What a ReduceMean with keepdims averages over, for the LayerNorm pattern: the last
+// `trailing` axes (a LayerNormalization's), or the channel axis alone of a [N, C, spatial...]
+// tensor (NAFNet's LayerNorm2d: a vkinfer.ChannelNorm). Neither: both empty. Axes as the
+// attribute before opset 18, as a constant input from 18 on.
+struct MeanAxes {
+    int64_t trailing = 0;
+    bool channel = false;
+    bool any() const { return trailing > 0 || channel; }
+    bool operator==(const MeanAxes&) const = default;
+};
+
+MeanAxes meanAxesOf(const Graph& g, const Node& n) {
+    if (n.opType != "ReduceMean" || n.inputs.empty() || n.inputs[0] < 0 || n.attrInt("keepdims", 1) != 1) return {};
     const int64_t rank = static_cast<int64_t>(g.values[n.inputs[0]].shape.size());
     std::vector<int64_t> axes = n.attrInts("axes");
     if (n.input(1) >= 0) {
         const auto& t = g.values[n.inputs[1]].constant;
-        if (!t) return 0;
+        if (!t) return {};
         axes.clear();
         for (int64_t k = 0; k < t->elementCount(); ++k) axes.push_back(static_cast<int64_t>(t->getDouble(k)));
     }
-    if (axes.empty() || rank == 0) return 0;
+    if (axes.empty() || rank == 0) return {};
     for (auto& a : axes) {
         if (a < 0) a += rank;
-        if (a < 0 || a >= rank) return 0;
+        if (a < 0 || a >= rank) return {};
     }
     std::sort(axes.begin(), axes.end());
+    if (rank >= 3 && axes == std::vector<int64_t>{1}) return {0, true};
     for (size_t k = 0; k < axes.size(); ++k)
-        if (axes[k] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(k)) return 0;
-    return static_cast<int64_t>(axes.size());
+        if (axes[k] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(k)) return {};
+    return {static_cast<int64_t>(axes.size()), false};
 }
 
-// `v` as a float32 constant of exactly shape `normalized` (leading ones dropped), or -1.
-int affineParameter(Graph& g, int v, const Shape& normalized) {
+// `v` as a float32 constant of exactly shape `normalized` (leading ones dropped), or -1. For
+// the channel norm (`channelsOf` > 0: normalized is [C]) a per-channel constant as it
+// broadcasts against [N, C, spatial...]: [C, 1, ..., 1] or [1, C, 1, ..., 1], made [C].
+int affineParameter(Graph& g, int v, const Shape& normalized, size_t channelsOfRank = 0) {
     if (v < 0 || !g.values[v].constant || g.values[v].constant->dtype() != DataType::Float32) return -1;
+    if (channelsOfRank > 0) {
+        const Tensor& t = *g.values[v].constant;
+        Shape s = t.shape();
+        if (s.size() == channelsOfRank && !s.empty() && s.front() == 1) s.erase(s.begin());
+        Shape perChannel(channelsOfRank - 1, 1);
+        perChannel[0] = normalized[0];
+        if (s != perChannel) return -1;
+        Tensor r(DataType::Float32, normalized);
+        std::memcpy(r.as<float>(), t.as<float>(), static_cast<size_t>(t.elementCount()) * sizeof(float));
+        return g.addConstant(g.values[v].name + "_channel_norm", std::move(r));
+    }
     const Tensor& t = *g.values[v].constant;
     Shape s = t.shape();
     while (s.size() > normalized.size() && s.front() == 1) s.erase(s.begin());
@@ -366,10 +390,13 @@ int affineParameter(Graph& g, int v, const Shape& normalized) {
 // ReduceMean(x) -> Sub(x, mean) = d -> Pow(d, 2) -> ReduceMean -> Add(eps) -> Sqrt -> Div(d, .)
 // [-> Mul(gamma) [-> Add(beta)]], every mean over the same trailing axes with keepdims, each
 // intermediate read only inside the pattern: one LayerNormalization (its kernel normalizes a
-// row in one dispatch). Where the affine parameters do not have the normalized shape, the
-// pattern ends before them and the pointwise fusion takes them.
+// row in one dispatch; opset 17 on). Means over the channel axis alone of a [N, C, spatial...]
+// tensor (NAFNet's LayerNorm2d, any opset) become one vkinfer.ChannelNorm
+// (ops/normalization.h) the same way, with per-channel parameters. Where the affine
+// parameters do not have the normalized shape, the pattern ends before them and the pointwise
+// fusion takes them.
 void fuseLayerNormPattern(Graph& g) {
-    if (!ops::findOp("LayerNormalization", g.opset)) return;
+    const bool layerNorm = ops::findOp("LayerNormalization", g.opset) != nullptr;
     g.relinkProducers();
     graph::Readers readers(g);
     bool changed = false;
@@ -377,28 +404,42 @@ void fuseLayerNormPattern(Graph& g) {
     for (size_t i = 0; i < count; ++i) {
         Node& m1 = g.nodes[i];
         if (m1.removed) continue;
-        const int64_t k = trailingMeanAxes(g, m1);
-        if (k == 0) continue;
+        const MeanAxes axes = meanAxesOf(g, m1);
+        if (!axes.any() || (axes.trailing > 0 && !layerNorm)) continue;
         const int x = m1.inputs[0];
         const Shape xs = g.values[x].shape;
         if (g.values[x].dtype != DataType::Float32) continue;
-        Node* sub = soleReader(g, readers, m1.outputs[0], "Sub");
-        if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != m1.outputs[0]) continue;
-        const int d = sub->outputs[0];
-        if (g.isGraphOutput(d) || g.values[d].shape != xs) continue;
-        const auto dReaders = readers.of(d);
-        if (dReaders.size() != 2) continue;
+        // x - mean: one Sub read by the square and by the Div, or two alike, one for each (the
+        // model writes `(x - mu)` twice, as NAFNet's LayerNorm2d does; exporters keep both).
+        if (g.isGraphOutput(m1.outputs[0])) continue;
+        std::vector<Node*> subs;
+        bool otherReaders = false;
+        for (int r : readers.of(m1.outputs[0])) {
+            Node& n = g.nodes[r];
+            const bool diff = n.opType == "Sub" && n.inputs.size() == 2 && n.inputs[0] == x &&
+                              n.inputs[1] == m1.outputs[0] && !g.isGraphOutput(n.outputs[0]) &&
+                              g.values[n.outputs[0]].shape == xs;
+            if (diff) subs.push_back(&n);
+            else otherReaders = true;
+        }
+        if (otherReaders || subs.empty() || subs.size() > 2) continue;
         Node* square = nullptr;
         Node* div = nullptr;
-        for (int r : dReaders) {
-            Node& n = g.nodes[r];
-            if (n.opType == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d && scalarConstant(g, n.inputs[1]) == 2.0) square = &n;
-            else if (n.opType == "Mul" && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == d) square = &n;
-            else if (n.opType == "Div" && n.inputs.size() == 2 && n.inputs[0] == d) div = &n;
+        size_t diffReaders = 0;
+        for (Node* sub : subs) {
+            const int d = sub->outputs[0];
+            const auto dReaders = readers.of(d);
+            diffReaders += dReaders.size();
+            for (int r : dReaders) {
+                Node& n = g.nodes[r];
+                if (n.opType == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d && scalarConstant(g, n.inputs[1]) == 2.0) square = &n;
+                else if (n.opType == "Mul" && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == d) square = &n;
+                else if (n.opType == "Div" && n.inputs.size() == 2 && n.inputs[0] == d) div = &n;
+            }
         }
-        if (!square || !div) continue;
+        if (!square || !div || diffReaders != 2) continue;
         Node* m2 = soleReader(g, readers, square->outputs[0], "ReduceMean");
-        if (!m2 || m2->inputs[0] != square->outputs[0] || trailingMeanAxes(g, *m2) != k) continue;
+        if (!m2 || m2->inputs[0] != square->outputs[0] || !(meanAxesOf(g, *m2) == axes)) continue;
         Node* addEps = soleReader(g, readers, m2->outputs[0], "Add");
         if (!addEps || addEps->inputs.size() != 2) continue;
         const int epsValue = addEps->inputs[0] == m2->outputs[0] ? addEps->inputs[1] : addEps->inputs[0];
@@ -407,20 +448,24 @@ void fuseLayerNormPattern(Graph& g) {
         Node* sqrt = soleReader(g, readers, addEps->outputs[0], "Sqrt");
         if (!sqrt || div->inputs[1] != sqrt->outputs[0] || soleReader(g, readers, sqrt->outputs[0], "Div") != div) continue;
         if (div->activation.kind != ActKind::None || g.values[div->outputs[0]].shape != xs) continue;
-        std::vector<Node*> nodes{&m1, sub, square, m2, addEps, sqrt, div};
-        const Shape normalized(xs.end() - k, xs.end());
+        std::vector<Node*> nodes{&m1};
+        nodes.insert(nodes.end(), subs.begin(), subs.end());
+        nodes.insert(nodes.end(), {square, m2, addEps, sqrt, div});
+        // The parameters' shape as the fused node takes them: the trailing dims, or [C].
+        const Shape normalized = axes.channel ? Shape{xs[1]} : Shape(xs.end() - axes.trailing, xs.end());
+        const size_t channelsOfRank = axes.channel ? xs.size() : 0;
         int scale = -1, bias = -1;
         if (Node* mul = soleReader(g, readers, div->outputs[0], "Mul"); mul && mul->inputs.size() == 2 &&
                                                                           mul->activation.kind == ActKind::None &&
                                                                           g.values[mul->outputs[0]].shape == xs) {
             const int other = mul->inputs[0] == div->outputs[0] ? mul->inputs[1] : mul->inputs[0];
-            if ((scale = affineParameter(g, other, normalized)) >= 0) {
+            if ((scale = affineParameter(g, other, normalized, channelsOfRank)) >= 0) {
                 nodes.push_back(mul);
                 Node* add = soleReader(g, readers, mul->outputs[0], "Add");
                 if (add && add->inputs.size() == 2 && add->activation.kind == ActKind::None &&
                     g.values[add->outputs[0]].shape == xs) {
                     const int b = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
-                    if ((bias = affineParameter(g, b, normalized)) >= 0) nodes.push_back(add);
+                    if ((bias = affineParameter(g, b, normalized, channelsOfRank)) >= 0) nodes.push_back(add);
                 }
             }
         }
@@ -429,11 +474,11 @@ void fuseLayerNormPattern(Graph& g) {
                                                   std::vector<float>(static_cast<size_t>(elementCount(normalized)), 1.0f)));
         Node ln;
         ln.name = nodes.back()->name;
-        ln.opType = "LayerNormalization";
+        ln.opType = axes.channel ? ops::kChannelNormOpType : "LayerNormalization";
         ln.inputs = {x, scale};
         if (bias >= 0) ln.inputs.push_back(bias);
         ln.outputs = {nodes.back()->outputs[0]};
-        ln.attrs["axis"] = static_cast<int64_t>(xs.size()) - k;
+        if (!axes.channel) ln.attrs["axis"] = static_cast<int64_t>(xs.size()) - axes.trailing;
         ln.attrs["epsilon"] = static_cast<float>(*eps);
         for (Node* n : nodes) {
             if (n != nodes.back()) ln.fusedNames.push_back(n->name);

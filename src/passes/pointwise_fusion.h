@@ -1,7 +1,9 @@
 // Fusions for graphs whose time goes to many small dispatches (transformers, restoration
 // nets as today's exporters write them):
 //   fuseLayerNormPattern: ReduceMean -> Sub -> Pow(2) -> ReduceMean -> Add(eps) -> Sqrt -> Div
-//                      [-> Mul(gamma) -> Add(beta)] over trailing axes  =>  LayerNormalization
+//                      [-> Mul(gamma) -> Add(beta)] over trailing axes  =>  LayerNormalization;
+//                      over the channel axis of [N, C, spatial...] (NAFNet's LayerNorm2d)
+//                      =>  vkinfer.ChannelNorm (ops/normalization.h)
 //   fusePointwise:     chains and small DAGs of element-wise float ops (Add, Sub, Mul, Div, Pow,
 //                      Max, Min, Sqrt, Erf, Tanh, Sigmoid, Relu, ...), operands broadcast,
 //                      shapes growing along the chain  =>  one vkinfer.Pointwise node (ops/pointwise.h)

@@ -239,8 +239,66 @@ TEST(PointwiseFusionOp, NafnetLayerNorm2dSimpleGateAndResidual) {
     b.node("Mul", {"x1", "x2"}, {"g"});
     b.node("Mul", {"g", "beta"}, {"gb"});
     b.node("Add", {"inp", "gb"}, {"y"});
-    expectFused(b, {{"x", randomTensor({1, 2 * C, 8, 8}, 17, -2, 3)}, {"inp", randomTensor({1, C, 8, 8}, 18)}}, 5,
+    expectFused(b, {{"x", randomTensor({1, 2 * C, 8, 8}, 17, -2, 3)}, {"inp", randomTensor({1, C, 8, 8}, 18)}}, 2,
                 "NAFNet LayerNorm2d + SimpleGate + scaled residual");
+}
+
+// LayerNorm2d over the channels alone as exporters write it, one vkinfer.ChannelNorm: the
+// weight as the Mul's first operand ([C, 1, 1] or [1, C, 1, 1]), without the affine, on a
+// [N, C, L] tensor, and with many channels (a long strided row), batch 2; `x - mu` once, or
+// twice as NAFNet's code writes it (and PyTorch exports it). Offsets in the input so that a
+// mean taken over the wrong axis shows.
+OnnxBuilder layerNorm2d(const Shape& x, bool affine, bool weightFirst, int64_t opset, bool subTwice) {
+    const int64_t C = x[1];
+    OnnxBuilder b(opset);
+    b.input("x", x).output("y");
+    b.initializer("eps", scalar(1e-6f)).initializer("two", scalar(2.0f));
+    Shape param(x.size() - 1, 1);
+    param[0] = C;
+    if (weightFirst) param.insert(param.begin(), 1);
+    b.initializer("w", randomTensor(param, 21, 0.5f, 1.5f)).initializer("bias", randomTensor(param, 22));
+    auto mean = [&](const std::string& in, const std::string& out) {
+        if (opset >= 18) {
+            b.initializer(out + "_axes", Tensor::fromVector<int64_t>(DataType::Int64, {1}, {1}));
+            b.node("ReduceMean", {in, out + "_axes"}, {out});
+        } else {
+            attr(b.node("ReduceMean", {in}, {out}), "axes", std::vector<int64_t>{1});
+        }
+    };
+    mean("x", "mu");
+    b.node("Sub", {"x", "mu"}, {"d"});
+    if (subTwice) b.node("Sub", {"x", "mu"}, {"d_again"});
+    b.node("Pow", {subTwice ? std::string("d_again") : std::string("d"), "two"}, {"d2"});
+    mean("d2", "var");
+    b.node("Add", {"var", "eps"}, {"ve"});
+    b.node("Sqrt", {"ve"}, {"sd"});
+    if (!affine) {
+        b.node("Div", {"d", "sd"}, {"y"});
+        return b;
+    }
+    b.node("Div", {"d", "sd"}, {"n"});
+    b.node("Mul", weightFirst ? std::vector<std::string>{"w", "n"} : std::vector<std::string>{"n", "w"}, {"nw"});
+    b.node("Add", {"nw", "bias"}, {"y"});
+    return b;
+}
+
+TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        Shape x;
+        bool affine, weightFirst;
+        int64_t opset;
+        bool subTwice;
+    };
+    for (const Case& c : {Case{{1, 8, 6, 7}, true, true, 13, true}, Case{{2, 12, 5, 9}, true, false, 18, false},
+                          Case{{2, 16, 33}, false, false, 17, true}, Case{{1, 96, 4, 5}, true, true, 18, false}}) {
+        const std::string what = "LayerNorm2d " + ::testing::PrintToString(c.x) + (c.affine ? " affine" : "") +
+                                 (c.weightFirst ? " weight first" : "") + " opset " + std::to_string(c.opset) +
+                                 (c.subTwice ? " x-mu twice" : "");
+        Tensor x = randomTensor(c.x, seedOf(what), -2, 3);
+        for (int64_t i = 0; i < x.elementCount(); ++i) x.as<float>()[i] += float(i % 5);  // per-pixel offsets
+        expectFused(layerNorm2d(c.x, c.affine, c.weightFirst, c.opset, c.subTwice), {{"x", x}}, 1, what);
+    }
 }
 
 }  // namespace

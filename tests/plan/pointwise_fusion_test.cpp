@@ -193,8 +193,9 @@ TEST(PointwiseFusion, AnOperandThatDependsOnTheGroupKeepsTheGraphAcyclic) {
     expectFusedGraphComputesTheSame(b, {{"x", randomTensor({4, 8}, 9)}});
 }
 
-// NAFNet's LayerNorm2d (over channels, axis 1: not a LayerNormalization) and its block's
-// SimpleGate and scaled residual, as a TorchScript-era exporter writes them.
+// NAFNet's LayerNorm2d (over channels, axis 1: not a LayerNormalization, one
+// vkinfer.ChannelNorm) and its block's SimpleGate and scaled residual, as a TorchScript-era
+// exporter writes them.
 TEST(PointwiseFusion, NafnetBlockPieces) {
     OnnxBuilder b(13);
     const int64_t C = 8;
@@ -219,8 +220,44 @@ TEST(PointwiseFusion, NafnetBlockPieces) {
     b.node("Add", {"inp", "gb"}, {"y"});
     const Counts c = counts(b, "NAFNet LayerNorm2d + SimpleGate + residual");
     EXPECT_EQ(c.unfused, 12u);  // Split: two views
-    EXPECT_EQ(c.fused, 5u);     // mean, {Sub, Pow}, mean, {Add .. Add}, {gate, scale, residual}
+    EXPECT_EQ(c.fused, 2u);     // the channel norm with its affine, {gate, scale, residual}
     expectFusedGraphComputesTheSame(b, {{"x", randomTensor({1, 2 * C, 6, 7}, 13)}, {"inp", randomTensor({1, C, 6, 7}, 14)}});
+}
+
+// NAFNet's LayerNorm2d as its code writes it, `x - mu` twice (PyTorch exports both Subs), on
+// a [N, C, L] tensor too: one vkinfer.ChannelNorm; a mean over another single axis, or a Sub
+// read elsewhere, is left to the pointwise programs.
+TEST(PointwiseFusion, LayerNorm2dWithTwoSubsIsOneChannelNorm) {
+    for (const std::vector<int64_t>& xs : {std::vector<int64_t>{2, 6, 5, 4}, std::vector<int64_t>{1, 5, 9}}) {
+        for (const char* variant : {"as written", "mean over axis 2", "difference read elsewhere"}) {
+            const std::string v = variant;
+            OnnxBuilder b(13);
+            b.input("x", xs).output("y");
+            if (v == "difference read elsewhere") b.output("d");
+            b.initializer("eps", Tensor::fromVector<float>(DataType::Float32, {}, {1e-6f}));
+            b.initializer("two", Tensor::fromVector<float>(DataType::Float32, {}, {2.0f}));
+            std::vector<int64_t> param(xs.size() - 1, 1);
+            param[0] = xs[1];
+            b.initializer("w", randomTensor(param, 30)).initializer("bias", randomTensor(param, 31));
+            const int64_t axis = v == "mean over axis 2" ? 2 : 1;
+            attr(b.node("ReduceMean", {"x"}, {"mu"}), "axes", std::vector<int64_t>{axis});
+            b.node("Sub", {"x", "mu"}, {"d"});
+            b.node("Sub", {"x", "mu"}, {"d_again"});
+            b.node("Pow", {"d_again", "two"}, {"d2"});
+            attr(b.node("ReduceMean", {"d2"}, {"var"}), "axes", std::vector<int64_t>{axis});
+            b.node("Add", {"var", "eps"}, {"ve"});
+            b.node("Sqrt", {"ve"}, {"sd"});
+            b.node("Div", {"d", "sd"}, {"n"});
+            b.node("Mul", {"w", "n"}, {"nw"});
+            b.node("Add", {"nw", "bias"}, {"y"});
+            const std::string what = "LayerNorm2d, two Subs, " + v + " " + ::testing::PrintToString(xs);
+            const Counts c = counts(b, what);
+            EXPECT_EQ(c.unfused, 10u) << what;
+            if (v == "as written") EXPECT_EQ(c.fused, 1u) << what;
+            else EXPECT_GT(c.fused, 1u) << what;
+            expectFusedGraphComputesTheSame(b, {{"x", randomTensor(xs, 32)}});
+        }
+    }
 }
 
 // LayerNorm over the last axis as exported op by op: one LayerNormalization.
