@@ -1,6 +1,7 @@
 // LayerNormalization (opset 17: axis, epsilon, optional bias, optional Mean and InvStdDev
 // outputs), InstanceNormalization and GroupNormalization (opset 18: scale and bias per group;
-// 21: per channel) and vkinfer.ChannelNorm (ops/normalization.h), all on shaders/norm.comp:
+// 21: per channel) and vkinfer.ChannelNorm / vkinfer.GroupNorm (ops/normalization.h), all on
+// shaders/norm.comp:
 // rows of elements (contiguous, or strided over the channels) normalized in float32; and
 // BatchNormalization (inference, and training mode's
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
@@ -41,7 +42,7 @@ struct NormLayout {
 };
 
 bool isLayer(const Node& n) { return n.opType == "LayerNormalization"; }
-bool isGroup(const Node& n) { return n.opType == "GroupNormalization"; }
+bool isGroup(const Node& n) { return n.opType == "GroupNormalization" || n.opType == kGroupNormOpType; }
 bool isChannel(const Node& n) { return n.opType == kChannelNormOpType; }
 
 // `scaleElements`: the scale's element count, which tells GroupNormalization's per-group
@@ -376,6 +377,7 @@ void lowerBatchNorm(LowerContext& ctx, const Node& n) {
 void registerNormalizationOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"LayerNormalization", 17, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({kChannelNormOpType, 1, 1000, inferNorm, evalNorm, lowerNorm}));
+    t.push_back(withFp16({kGroupNormOpType, 1, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"GroupNormalization", 18, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm}));

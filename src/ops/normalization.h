@@ -1,4 +1,5 @@
-// Normalization over the channel axis alone, which no ONNX operator expresses: NAFNet's
+// Normalizations the pattern fusions make that no ONNX operator (at the model's opset)
+// expresses. Normalization over the channel axis alone: NAFNet's
 // LayerNorm2d (each pixel's C values to zero mean and unit variance, then a scale and bias
 // per channel), exported op by op and found by passes/pointwise_fusion.cpp
 // (fuseLayerNormPattern). Inputs: x [N, C, ...] (rank >= 3), scale [C], optional bias [C];
@@ -9,5 +10,11 @@
 namespace vkinfer::ops {
 
 inline constexpr const char* kChannelNormOpType = "vkinfer.ChannelNorm";
+
+// GroupNormalization with a scale and bias per channel (opset 21's meaning) at any opset:
+// what passes/pointwise_fusion.cpp (fuseGroupNormPattern) makes of the exporters' GroupNorm,
+// Reshape [N, G, -1] -> InstanceNormalization (unit scale, zero bias) -> Reshape back -> Mul
+// -> Add. Inputs x [N, C, ...], scale [C], bias [C]; attributes "num_groups", "epsilon".
+inline constexpr const char* kGroupNormOpType = "vkinfer.GroupNorm";
 
 }  // namespace vkinfer::ops

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "ops/activation.h"
 #include "ops/element_order.h"
+#include "ops/normalization.h"
 #include "ops/strided_view.h"
 #include "ops/gemm/matmul.h"
 #include "passes/specialize.h"
@@ -21,7 +22,7 @@ using graph::Node;
 namespace {
 
 // The live node producing `value` if `value` is read only by `reader`, is not a graph
-// output, and comes from a node of one of the given types; else null.
+// output, and comes from a node of one of the given types (any type for none); else null.
 Node* soleProducer(Graph& g, const graph::Readers& readers, int value, int reader,
                    std::initializer_list<const char*> types) {
     if (value < 0 || g.isGraphOutput(value)) return nullptr;
@@ -33,9 +34,27 @@ Node* soleProducer(Graph& g, const graph::Readers& readers, int value, int reade
     int uses = 0;
     for (int in : g.nodes[reader].inputs) uses += in == value;
     if (uses != 1) return nullptr;
+    if (types.size() == 0) return &g.nodes[p];
     for (const char* t : types)
         if (g.nodes[p].opType == t) return &g.nodes[p];
     return nullptr;
+}
+
+// Ops whose lowering applies a fused activation (Node::activation) to what it stores: the
+// producers an activation, SiLU or Gelu after them can fold into.
+bool storesWithActivation(const Node& n) {
+    static const char* const kTypes[] = {"Conv",
+                                         "Gemm",
+                                         "MatMul",
+                                         "Add",
+                                         "Mul",
+                                         "BatchNormalization",
+                                         "LayerNormalization",
+                                         "InstanceNormalization",
+                                         "GroupNormalization",
+                                         ops::kChannelNormOpType,
+                                         ops::kGroupNormOpType};
+    return std::any_of(std::begin(kTypes), std::end(kTypes), [&](const char* t) { return n.opType == t; });
 }
 
 const Tensor* constantInput(const Graph& g, const Node& n, size_t i) {
@@ -220,10 +239,8 @@ void fuseActivations(Graph& g) {
         Node& actNode = g.nodes[i];
         graph::Activation act;
         if (actNode.removed || !activationOf(g, actNode, &act)) continue;
-        Node* p = soleProducer(g, readers, actNode.inputs[0], static_cast<int>(i),
-                               {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization", "LayerNormalization",
-                                "InstanceNormalization", "GroupNormalization"});
-        if (!p || p->activation.kind != ActKind::None) continue;
+        Node* p = soleProducer(g, readers, actNode.inputs[0], static_cast<int>(i), {});
+        if (!p || !storesWithActivation(*p) || p->activation.kind != ActKind::None) continue;
         if (hasExtraOutputs(*p)) continue;
         if (act.kind == ActKind::PRelu) {
             // Only the convolutions read a slope per channel (beside their bias, which must
@@ -275,11 +292,9 @@ void fuseSilu(Graph& g) {
             const int p = g.values[x].producer;
             if (p < 0) continue;
             Node& producer = g.nodes[p];
-            static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "BatchNormalization",
-                                               "LayerNormalization", "InstanceNormalization", "GroupNormalization"};
-            if (std::find_if(std::begin(kProducers), std::end(kProducers),
-                             [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
-                continue;
+            // A Mul producing x keeps the SiLU as nodes, as it always has here: the pointwise
+            // programs then run the three as one.
+            if (!storesWithActivation(producer) || producer.opType == "Mul") continue;
             if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer))
                 continue;
             auto xReaders = readers.of(x);
@@ -538,11 +553,7 @@ void fuseErfGelu(Graph& g) {
         const int p = g.values[x].producer;
         if (p < 0) continue;
         Node& producer = g.nodes[p];
-        static const char* kProducers[] = {"Conv", "Gemm", "MatMul", "Add", "Mul", "BatchNormalization",
-                                           "LayerNormalization", "InstanceNormalization", "GroupNormalization"};
-        if (std::find_if(std::begin(kProducers), std::end(kProducers),
-                         [&](const char* t) { return producer.opType == t; }) == std::end(kProducers))
-            continue;
+        if (!storesWithActivation(producer)) continue;
         if (producer.activation.kind != ActKind::None || producer.outputs[0] != x || hasExtraOutputs(producer)) continue;
         producer.activation.kind = ActKind::Gelu;
         for (Node* n : {scale, &erf, plusOne, factor == x ? product : half})

@@ -385,6 +385,41 @@ int affineParameter(Graph& g, int v, const Shape& normalized, size_t channelsOfR
     return g.addConstant(g.values[v].name + "_layer_norm", std::move(r));
 }
 
+// The Mul(., gamma) [-> Add(., beta)] after `value` (shape `xs`), each its sole reader with
+// a parameter affineParameter takes: appended to `nodes`, the parameters into `scale` and
+// `bias` (-1 where absent).
+void matchAffine(Graph& g, const graph::Readers& readers, int value, const Shape& xs, const Shape& normalized,
+                 size_t channelsOfRank, std::vector<Node*>& nodes, int* scale, int* bias) {
+    *scale = *bias = -1;
+    Node* mul = soleReader(g, readers, value, "Mul");
+    if (!mul || mul->inputs.size() != 2 || mul->activation.kind != ActKind::None || g.values[mul->outputs[0]].shape != xs)
+        return;
+    const int other = mul->inputs[0] == value ? mul->inputs[1] : mul->inputs[0];
+    if ((*scale = affineParameter(g, other, normalized, channelsOfRank)) < 0) return;
+    nodes.push_back(mul);
+    Node* add = soleReader(g, readers, mul->outputs[0], "Add");
+    if (!add || add->inputs.size() != 2 || add->activation.kind != ActKind::None || g.values[add->outputs[0]].shape != xs)
+        return;
+    const int b = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
+    if ((*bias = affineParameter(g, b, normalized, channelsOfRank)) >= 0) nodes.push_back(add);
+}
+
+// `fused` (op type, inputs and attributes set) replaces `nodes`: it takes the last one's name
+// and output, the others' names as fusedNames, and they are retired. Appended to g.nodes, so
+// pointers into it do not survive the call.
+void replaceNodes(Graph& g, const std::vector<Node*>& nodes, Node fused) {
+    fused.name = nodes.back()->name;
+    fused.outputs = {nodes.back()->outputs[0]};
+    for (Node* n : nodes) {
+        if (n != nodes.back()) fused.fusedNames.push_back(n->name);
+        n->removed = true;
+        for (int o : n->outputs)
+            if (o >= 0) g.values[o].producer = -1;
+    }
+    g.nodes.push_back(std::move(fused));
+    g.values[g.nodes.back().outputs[0]].producer = static_cast<int>(g.nodes.size() - 1);
+}
+
 }  // namespace
 
 // ReduceMean(x) -> Sub(x, mean) = d -> Pow(d, 2) -> ReduceMean -> Add(eps) -> Sqrt -> Div(d, .)
@@ -455,39 +490,84 @@ void fuseLayerNormPattern(Graph& g) {
         const Shape normalized = axes.channel ? Shape{xs[1]} : Shape(xs.end() - axes.trailing, xs.end());
         const size_t channelsOfRank = axes.channel ? xs.size() : 0;
         int scale = -1, bias = -1;
-        if (Node* mul = soleReader(g, readers, div->outputs[0], "Mul"); mul && mul->inputs.size() == 2 &&
-                                                                          mul->activation.kind == ActKind::None &&
-                                                                          g.values[mul->outputs[0]].shape == xs) {
-            const int other = mul->inputs[0] == div->outputs[0] ? mul->inputs[1] : mul->inputs[0];
-            if ((scale = affineParameter(g, other, normalized, channelsOfRank)) >= 0) {
-                nodes.push_back(mul);
-                Node* add = soleReader(g, readers, mul->outputs[0], "Add");
-                if (add && add->inputs.size() == 2 && add->activation.kind == ActKind::None &&
-                    g.values[add->outputs[0]].shape == xs) {
-                    const int b = add->inputs[0] == mul->outputs[0] ? add->inputs[1] : add->inputs[0];
-                    if ((bias = affineParameter(g, b, normalized, channelsOfRank)) >= 0) nodes.push_back(add);
-                }
-            }
-        }
+        matchAffine(g, readers, div->outputs[0], xs, normalized, channelsOfRank, nodes, &scale, &bias);
         if (scale < 0) scale = g.addConstant(m1.name + "_layer_norm_scale", Tensor::fromVector<float>(
                                                   DataType::Float32, normalized,
                                                   std::vector<float>(static_cast<size_t>(elementCount(normalized)), 1.0f)));
         Node ln;
-        ln.name = nodes.back()->name;
         ln.opType = axes.channel ? ops::kChannelNormOpType : "LayerNormalization";
         ln.inputs = {x, scale};
         if (bias >= 0) ln.inputs.push_back(bias);
-        ln.outputs = {nodes.back()->outputs[0]};
         if (!axes.channel) ln.attrs["axis"] = static_cast<int64_t>(xs.size()) - axes.trailing;
         ln.attrs["epsilon"] = static_cast<float>(*eps);
-        for (Node* n : nodes) {
-            if (n != nodes.back()) ln.fusedNames.push_back(n->name);
-            n->removed = true;
-            for (int o : n->outputs)
-                if (o >= 0) g.values[o].producer = -1;
-        }
-        g.nodes.push_back(std::move(ln));  // (pointers into g.nodes are not used past here)
-        g.values[g.nodes.back().outputs[0]].producer = static_cast<int>(g.nodes.size() - 1);
+        replaceNodes(g, nodes, std::move(ln));  // (pointers into g.nodes are not used past here)
+        changed = true;
+    }
+    if (changed) {
+        removeDeadNodes(g);
+        sortTopologically(g);
+    }
+}
+
+namespace {
+
+// Every element of constant `v` equals `value`.
+bool constantAll(const Graph& g, int v, double value) {
+    if (v < 0 || !g.values[v].constant) return false;
+    const Tensor& t = *g.values[v].constant;
+    for (int64_t i = 0; i < t.elementCount(); ++i)
+        if (t.getDouble(i) != value) return false;
+    return t.elementCount() > 0;
+}
+
+// The Reshape that is the sole reader of `v` (reading it as its data), or null.
+Node* soleReshape(Graph& g, const graph::Readers& readers, int v) {
+    Node* r = soleReader(g, readers, v, "Reshape");
+    return r && r->inputs[0] == v ? r : nullptr;
+}
+
+}  // namespace
+
+void fuseGroupNormPattern(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    bool changed = false;
+    const size_t count = g.nodes.size();
+    for (size_t i = 0; i < count; ++i) {
+        Node& inorm = g.nodes[i];
+        if (inorm.removed || inorm.opType != "InstanceNormalization" || inorm.inputs.size() != 3) continue;
+        if (inorm.activation.kind != ActKind::None) continue;
+        if (!constantAll(g, inorm.inputs[1], 1.0) || !constantAll(g, inorm.inputs[2], 0.0)) continue;
+        // Reshape(x [N, C, spatial...]) -> [N, G, L], L = C / G * spatial.
+        const int grouped = inorm.inputs[0];
+        const int r1 = g.values[grouped].producer;
+        if (r1 < 0 || g.nodes[r1].opType != "Reshape" || soleReader(g, readers, grouped, "InstanceNormalization") != &inorm)
+            continue;
+        Node& reshapeIn = g.nodes[r1];
+        const int x = reshapeIn.inputs[0];
+        const Shape xs = g.values[x].shape, gs = g.values[grouped].shape;
+        if (g.values[x].dtype != DataType::Float32 || xs.size() < 3 || gs.size() != 3 || gs[0] != xs[0]) continue;
+        const int64_t C = xs[1], G = gs[1];
+        if (G < 1 || C % G != 0 || gs[2] * G != elementCount(xs) / xs[0]) continue;
+        // Reshape back to x's shape.
+        Node* reshapeOut = soleReshape(g, readers, inorm.outputs[0]);
+        if (!reshapeOut || g.values[reshapeOut->outputs[0]].shape != xs) continue;
+        std::vector<Node*> nodes{&reshapeIn, &inorm, reshapeOut};
+        const Shape perChannel{C};
+        int scale = -1, bias = -1;
+        matchAffine(g, readers, reshapeOut->outputs[0], xs, perChannel, xs.size(), nodes, &scale, &bias);
+        auto filled = [&](const char* what, float v) {
+            return g.addConstant(inorm.name + what, Tensor::fromVector<float>(DataType::Float32, perChannel,
+                                                                            std::vector<float>(size_t(C), v)));
+        };
+        if (scale < 0) scale = filled("_group_norm_scale", 1.0f);
+        if (bias < 0) bias = filled("_group_norm_bias", 0.0f);
+        Node gn;
+        gn.opType = ops::kGroupNormOpType;
+        gn.inputs = {x, scale, bias};
+        gn.attrs["num_groups"] = G;
+        gn.attrs["epsilon"] = inorm.attrFloat("epsilon", 1e-5f);
+        replaceNodes(g, nodes, std::move(gn));  // (pointers into g.nodes are not used past here)
         changed = true;
     }
     if (changed) {

@@ -16,6 +16,13 @@
 namespace vkinfer::passes {
 
 void fuseLayerNormPattern(graph::Graph& g);
+
+// GroupNorm as today's exporters write it (torchlib at opset 18 avoids GroupNormalization,
+// whose meaning changed in opset 21): Reshape(x [N, C, ...] -> [N, G, L]) ->
+// InstanceNormalization(unit scale, zero bias) -> Reshape(back to x's shape) [-> Mul(gamma)
+// [-> Add(beta)]], gamma and beta per channel, each intermediate read only inside the pattern:
+// one vkinfer.GroupNorm (ops/normalization.h), which an activation after it then joins.
+void fuseGroupNormPattern(graph::Graph& g);
 void fusePointwise(graph::Graph& g);
 
 }  // namespace vkinfer::passes

@@ -214,7 +214,10 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
     // The LayerNormalization pattern first (an activation after it then fuses into it), the
     // pointwise groups last: they take what the producer fusions left.
-    if (options.kernels.fusePointwise) passes::fuseLayerNormPattern(g);
+    if (options.kernels.fusePointwise) {
+        passes::fuseLayerNormPattern(g);
+        passes::fuseGroupNormPattern(g);
+    }
     passes::runFusions(g);
     // Attention after the MatMul folds (it reads their views, scales and output permutations)
     // and before the pointwise groups (which would take its scale Mul or mask Add).

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ops/op_harness.h"
+#include "support/small_models.h"
 
 namespace vkinfer::testing {
 namespace {
@@ -184,37 +185,13 @@ TEST(PointwiseFusionOp, ProgramsPastTheKernelsLimitsSplit) {
     }
 }
 
-OnnxBuilder layerNormAsExported(int64_t opset) {
-    OnnxBuilder b(opset);
-    b.input("x", {2, 7, 48}).output("y");
-    b.initializer("eps", scalar(1e-5f)).initializer("two", scalar(2.0f));
-    b.initializer("gamma", randomTensor({48}, 11, 0.5f, 1.5f)).initializer("beta", randomTensor({48}, 12));
-    auto mean = [&](const std::string& in, const std::string& out) {
-        if (opset >= 18) {
-            b.initializer(out + "_axes", Tensor::fromVector<int64_t>(DataType::Int64, {1}, {-1}));
-            b.node("ReduceMean", {in, out + "_axes"}, {out});
-        } else {
-            attr(b.node("ReduceMean", {in}, {out}), "axes", std::vector<int64_t>{-1});
-        }
-    };
-    mean("x", "mu");
-    b.node("Sub", {"x", "mu"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"d2"});
-    mean("d2", "var");
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", {"n", "gamma"}, {"ng"});
-    b.node("Add", {"ng", "beta"}, {"y"});
-    return b;
-}
-
 TEST(PointwiseFusionOp, LayerNormAsExported) {
     VKINFER_REQUIRE_GPU();
     const std::vector<NamedTensor> in{{"x", randomTensor({2, 7, 48}, 13, -3, 5)}};
-    expectFused(layerNormAsExported(18), in, 1, "LayerNorm as exported, opset 18: a LayerNormalization");
-    expectFused(layerNormAsExported(17), in, 1, "LayerNorm as exported, opset 17: a LayerNormalization");
-    expectFused(layerNormAsExported(13), in, 4, "LayerNorm as exported, opset 13: means and two programs");
+    auto written = [](int64_t opset) { return layerNormAsWritten({.x = {2, 7, 48}, .opset = opset, .seed = 11}); };
+    expectFused(written(18), in, 1, "LayerNorm as exported, opset 18: a LayerNormalization");
+    expectFused(written(17), in, 1, "LayerNorm as exported, opset 17: a LayerNormalization");
+    expectFused(written(13), in, 4, "LayerNorm as exported, opset 13: means and two programs");
 }
 
 TEST(PointwiseFusionOp, NafnetLayerNorm2dSimpleGateAndResidual) {
@@ -244,44 +221,9 @@ TEST(PointwiseFusionOp, NafnetLayerNorm2dSimpleGateAndResidual) {
 }
 
 // LayerNorm2d over the channels alone as exporters write it, one vkinfer.ChannelNorm: the
-// weight as the Mul's first operand ([C, 1, 1] or [1, C, 1, 1]), without the affine, on a
-// [N, C, L] tensor, and with many channels (a long strided row), batch 2; `x - mu` once, or
-// twice as NAFNet's code writes it (and PyTorch exports it). Offsets in the input so that a
-// mean taken over the wrong axis shows.
-OnnxBuilder layerNorm2d(const Shape& x, bool affine, bool weightFirst, int64_t opset, bool subTwice) {
-    const int64_t C = x[1];
-    OnnxBuilder b(opset);
-    b.input("x", x).output("y");
-    b.initializer("eps", scalar(1e-6f)).initializer("two", scalar(2.0f));
-    Shape param(x.size() - 1, 1);
-    param[0] = C;
-    if (weightFirst) param.insert(param.begin(), 1);
-    b.initializer("w", randomTensor(param, 21, 0.5f, 1.5f)).initializer("bias", randomTensor(param, 22));
-    auto mean = [&](const std::string& in, const std::string& out) {
-        if (opset >= 18) {
-            b.initializer(out + "_axes", Tensor::fromVector<int64_t>(DataType::Int64, {1}, {1}));
-            b.node("ReduceMean", {in, out + "_axes"}, {out});
-        } else {
-            attr(b.node("ReduceMean", {in}, {out}), "axes", std::vector<int64_t>{1});
-        }
-    };
-    mean("x", "mu");
-    b.node("Sub", {"x", "mu"}, {"d"});
-    if (subTwice) b.node("Sub", {"x", "mu"}, {"d_again"});
-    b.node("Pow", {subTwice ? std::string("d_again") : std::string("d"), "two"}, {"d2"});
-    mean("d2", "var");
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    if (!affine) {
-        b.node("Div", {"d", "sd"}, {"y"});
-        return b;
-    }
-    b.node("Div", {"d", "sd"}, {"n"});
-    b.node("Mul", weightFirst ? std::vector<std::string>{"w", "n"} : std::vector<std::string>{"n", "w"}, {"nw"});
-    b.node("Add", {"nw", "bias"}, {"y"});
-    return b;
-}
-
+// weight as the Mul's first operand ([1, C, 1, 1]), without the affine, on a [N, C, L]
+// tensor, with many channels (a long strided row), batch 2, and `x - mu` once or twice.
+// Offsets in the input so that a mean taken over the wrong axis shows.
 TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
     VKINFER_REQUIRE_GPU();
     struct Case {
@@ -297,7 +239,33 @@ TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
                                  (c.subTwice ? " x-mu twice" : "");
         Tensor x = randomTensor(c.x, seedOf(what), -2, 3);
         for (int64_t i = 0; i < x.elementCount(); ++i) x.as<float>()[i] += float(i % 5);  // per-pixel offsets
-        expectFused(layerNorm2d(c.x, c.affine, c.weightFirst, c.opset, c.subTwice), {{"x", x}}, 1, what);
+        expectFused(layerNormAsWritten({.x = c.x,
+                                        .opset = c.opset,
+                                        .axis = 1,
+                                        .affine = c.affine,
+                                        .weightFirst = c.weightFirst,
+                                        .subTwice = c.subTwice,
+                                        .seed = 21}),
+                    {{"x", x}}, 1, what);
+    }
+}
+
+// GroupNorm as torchlib exports it (Reshape, InstanceNormalization, Reshape, Mul, Add, then
+// SiLU): one vkinfer.GroupNorm dispatch with per-channel parameters and the SiLU in its
+// epilogue, against the unfused CPU reference in both precisions.
+TEST(PointwiseFusionOp, GroupNormAsExportedIsOneDispatch) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        Shape x;
+        int64_t groups;
+        bool affine, silu;
+    };
+    for (const Case& c : {Case{{1, 8, 5, 6}, 4, true, true}, Case{{2, 6, 7}, 3, true, false},
+                          Case{{1, 32, 12, 9}, 8, true, true}, Case{{1, 8, 4, 4}, 8, false, true}}) {
+        const std::string what = "GroupNorm " + ::testing::PrintToString(c.x) + " G=" + std::to_string(c.groups) +
+                                 (c.affine ? " affine" : "") + (c.silu ? " SiLU" : "");
+        expectFused(groupNormAsExported(c.x, c.groups, c.affine, c.silu), {{"x", randomTensor(c.x, seedOf(what), -3, 4)}},
+                    1, what);
     }
 }
 

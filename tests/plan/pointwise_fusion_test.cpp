@@ -15,12 +15,15 @@
 #include "runtime/model_data.h"
 #include "support/gpu_context.h"
 #include "support/onnx_builder.h"
+#include "support/small_models.h"
 
 namespace vkinfer::plan {
 namespace {
 
 using testing::attr;
 using testing::OnnxBuilder;
+using testing::groupNormAsExported;
+using testing::layerNormAsWritten;
 using testing::randomTensor;
 
 CompiledPlan compileWith(const OnnxBuilder& b, bool fuse, Precision precision = Precision::Float32) {
@@ -231,62 +234,67 @@ TEST(PointwiseFusion, LayerNorm2dWithTwoSubsIsOneChannelNorm) {
     for (const std::vector<int64_t>& xs : {std::vector<int64_t>{2, 6, 5, 4}, std::vector<int64_t>{1, 5, 9}}) {
         for (const char* variant : {"as written", "mean over axis 2", "difference read elsewhere"}) {
             const std::string v = variant;
-            OnnxBuilder b(13);
-            b.input("x", xs).output("y");
+            OnnxBuilder b = layerNormAsWritten({.x = xs,
+                                                .opset = 13,
+                                                .axis = v == "mean over axis 2" ? 2 : 1,
+                                                .weightFirst = true,
+                                                .subTwice = true,
+                                                .seed = 30});
             if (v == "difference read elsewhere") b.output("d");
-            b.initializer("eps", Tensor::fromVector<float>(DataType::Float32, {}, {1e-6f}));
-            b.initializer("two", Tensor::fromVector<float>(DataType::Float32, {}, {2.0f}));
-            std::vector<int64_t> param(xs.size() - 1, 1);
-            param[0] = xs[1];
-            b.initializer("w", randomTensor(param, 30)).initializer("bias", randomTensor(param, 31));
-            const int64_t axis = v == "mean over axis 2" ? 2 : 1;
-            attr(b.node("ReduceMean", {"x"}, {"mu"}), "axes", std::vector<int64_t>{axis});
-            b.node("Sub", {"x", "mu"}, {"d"});
-            b.node("Sub", {"x", "mu"}, {"d_again"});
-            b.node("Pow", {"d_again", "two"}, {"d2"});
-            attr(b.node("ReduceMean", {"d2"}, {"var"}), "axes", std::vector<int64_t>{axis});
-            b.node("Add", {"var", "eps"}, {"ve"});
-            b.node("Sqrt", {"ve"}, {"sd"});
-            b.node("Div", {"d", "sd"}, {"n"});
-            b.node("Mul", {"w", "n"}, {"nw"});
-            b.node("Add", {"nw", "bias"}, {"y"});
             const std::string what = "LayerNorm2d, two Subs, " + v + " " + ::testing::PrintToString(xs);
             const Counts c = counts(b, what);
             EXPECT_EQ(c.unfused, 10u) << what;
-            if (v == "as written") EXPECT_EQ(c.fused, 1u) << what;
-            else EXPECT_GT(c.fused, 1u) << what;
+            if (v == "as written") {
+                EXPECT_EQ(c.fused, 1u) << what;
+            } else {
+                EXPECT_GT(c.fused, 1u) << what;
+            }
             expectFusedGraphComputesTheSame(b, {{"x", randomTensor(xs, 32)}});
         }
     }
 }
 
+// GroupNorm as torchlib exports it at opset 18 (GroupNormalization's meaning changed in 21):
+// Reshape [N, G, -1] -> InstanceNormalization(ones, zeros) -> Reshape back -> Mul(gamma) ->
+// Add(beta), then SiLU: one vkinfer.GroupNorm with the SiLU in its epilogue. Without the
+// affine too; an InstanceNormalization with a real scale stays as it is.
+TEST(PointwiseFusion, GroupNormAsExportedIsOneDispatch) {
+    struct Case {
+        std::vector<int64_t> x;
+        int64_t groups;
+        bool affine, silu;
+        size_t fused;
+    };
+    for (const Case& c : {Case{{1, 8, 5, 6}, 4, true, true, 1}, Case{{2, 6, 7}, 3, true, false, 1},
+                          Case{{1, 8, 4, 4}, 2, false, false, 1}, Case{{1, 8, 4, 4}, 8, false, true, 1}}) {
+        const std::string what = "GroupNorm " + ::testing::PrintToString(c.x) + " G=" + std::to_string(c.groups) +
+                                 (c.affine ? " affine" : "") + (c.silu ? " SiLU" : "");
+        OnnxBuilder b = groupNormAsExported(c.x, c.groups, c.affine, c.silu);
+        const Counts n = counts(b, what);
+        EXPECT_EQ(n.fused, c.fused) << what;
+        if (c.affine || c.silu) {
+            EXPECT_LT(n.fused, n.unfused) << what;
+        }
+        CompiledPlan p = compileWith(b, true);
+        auto gn = std::find_if(p.graph.nodes.begin(), p.graph.nodes.end(),
+                               [](const graph::Node& n) { return n.opType == "vkinfer.GroupNorm"; });
+        ASSERT_NE(gn, p.graph.nodes.end()) << what;
+        EXPECT_EQ(gn->activation.kind, c.silu ? graph::ActKind::Silu : graph::ActKind::None) << what;
+        // (The CPU evaluation of a fused graph leaves fused activations out: the GPU test
+        // checks the SiLU, tests/ops/pointwise_fusion_test.cpp.)
+        if (!c.silu) expectFusedGraphComputesTheSame(b, {{"x", randomTensor(c.x, 42, -3, 4)}});
+    }
+    // A real instance scale is not a GroupNorm: the InstanceNormalization stays.
+    OnnxBuilder scaled = groupNormAsExported({1, 8, 4, 4}, 4, true, false, 2.0f);
+    CompiledPlan p = compileWith(scaled, true);
+    EXPECT_TRUE(std::any_of(p.graph.nodes.begin(), p.graph.nodes.end(),
+                            [](const graph::Node& n) { return n.opType == "InstanceNormalization"; }));
+    expectFusedGraphComputesTheSame(scaled, {{"x", randomTensor({1, 8, 4, 4}, 43)}});
+}
+
 // LayerNorm over the last axis as exported op by op: one LayerNormalization.
 OnnxBuilder layerNormAsExported(int64_t opset, bool affine) {
-    OnnxBuilder b(opset);
-    b.input("x", {2, 5, 24}).output("y");
-    b.initializer("eps", Tensor::fromVector<float>(DataType::Float32, {}, {1e-5f}));
-    b.initializer("two", Tensor::fromVector<float>(DataType::Float32, {}, {2.0f}));
-    b.initializer("gamma", randomTensor({24}, 15, 0.5f, 1.5f)).initializer("beta", randomTensor({24}, 16));
-    auto mean = [&](const std::string& in, const std::string& out) {
-        if (opset >= 18) {
-            b.initializer(out + "_axes", Tensor::fromVector<int64_t>(DataType::Int64, {1}, {-1}));
-            b.node("ReduceMean", {in, out + "_axes"}, {out});
-        } else {
-            attr(b.node("ReduceMean", {in}, {out}), "axes", std::vector<int64_t>{-1});
-        }
-    };
-    mean("x", "mu");
-    b.node("Sub", {"x", "mu"}, {"d"});
-    b.node("Pow", {"d", "two"}, {"d2"});
-    mean("d2", "var");
-    b.node("Add", {"var", "eps"}, {"ve"});
-    b.node("Sqrt", {"ve"}, {"sd"});
-    b.node("Div", {"d", "sd"}, {affine ? "n" : "y"});
-    if (affine) {
-        b.node("Mul", {"n", "gamma"}, {"ng"});
-        b.node("Add", {"ng", "beta"}, {"y"});
-    }
-    return b;
+    return layerNormAsWritten({.opset = opset, .affine = affine});
 }
 
 TEST(PointwiseFusion, LayerNormAsExportedBecomesOneLayerNormalization) {
