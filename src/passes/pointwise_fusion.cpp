@@ -444,35 +444,23 @@ void fuseLayerNormPattern(Graph& g) {
         const int x = m1.inputs[0];
         const Shape xs = g.values[x].shape;
         if (g.values[x].dtype != DataType::Float32) continue;
-        // x - mean: one Sub read by the square and by the Div, or two alike, one for each (the
-        // model writes `(x - mu)` twice, as NAFNet's LayerNorm2d does; exporters keep both).
-        if (g.isGraphOutput(m1.outputs[0])) continue;
-        std::vector<Node*> subs;
-        bool otherReaders = false;
-        for (int r : readers.of(m1.outputs[0])) {
-            Node& n = g.nodes[r];
-            const bool diff = n.opType == "Sub" && n.inputs.size() == 2 && n.inputs[0] == x &&
-                              n.inputs[1] == m1.outputs[0] && !g.isGraphOutput(n.outputs[0]) &&
-                              g.values[n.outputs[0]].shape == xs;
-            if (diff) subs.push_back(&n);
-            else otherReaders = true;
-        }
-        if (otherReaders || subs.empty() || subs.size() > 2) continue;
+        // x - mean, read by the square and by the Div. (A model that writes `x - mu` twice, as
+        // NAFNet's LayerNorm2d does, had the copies merged by passes/common_subexpressions.h.)
+        Node* sub = soleReader(g, readers, m1.outputs[0], "Sub");
+        if (!sub || sub->inputs.size() != 2 || sub->inputs[0] != x || sub->inputs[1] != m1.outputs[0]) continue;
+        const int d = sub->outputs[0];
+        if (g.isGraphOutput(d) || g.values[d].shape != xs) continue;
+        const auto dReaders = readers.of(d);
+        if (dReaders.size() != 2) continue;
         Node* square = nullptr;
         Node* div = nullptr;
-        size_t diffReaders = 0;
-        for (Node* sub : subs) {
-            const int d = sub->outputs[0];
-            const auto dReaders = readers.of(d);
-            diffReaders += dReaders.size();
-            for (int r : dReaders) {
-                Node& n = g.nodes[r];
-                if (n.opType == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d && scalarConstant(g, n.inputs[1]) == 2.0) square = &n;
-                else if (n.opType == "Mul" && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == d) square = &n;
-                else if (n.opType == "Div" && n.inputs.size() == 2 && n.inputs[0] == d) div = &n;
-            }
+        for (int r : dReaders) {
+            Node& n = g.nodes[r];
+            if (n.opType == "Pow" && n.inputs.size() == 2 && n.inputs[0] == d && scalarConstant(g, n.inputs[1]) == 2.0) square = &n;
+            else if (n.opType == "Mul" && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == d) square = &n;
+            else if (n.opType == "Div" && n.inputs.size() == 2 && n.inputs[0] == d) div = &n;
         }
-        if (!square || !div || diffReaders != 2) continue;
+        if (!square || !div) continue;
         Node* m2 = soleReader(g, readers, square->outputs[0], "ReduceMean");
         if (!m2 || m2->inputs[0] != square->outputs[0] || !(meanAxesOf(g, *m2) == axes)) continue;
         Node* addEps = soleReader(g, readers, m2->outputs[0], "Add");
@@ -483,9 +471,7 @@ void fuseLayerNormPattern(Graph& g) {
         Node* sqrt = soleReader(g, readers, addEps->outputs[0], "Sqrt");
         if (!sqrt || div->inputs[1] != sqrt->outputs[0] || soleReader(g, readers, sqrt->outputs[0], "Div") != div) continue;
         if (div->activation.kind != ActKind::None || g.values[div->outputs[0]].shape != xs) continue;
-        std::vector<Node*> nodes{&m1};
-        nodes.insert(nodes.end(), subs.begin(), subs.end());
-        nodes.insert(nodes.end(), {square, m2, addEps, sqrt, div});
+        std::vector<Node*> nodes{&m1, sub, square, m2, addEps, sqrt, div};
         // The parameters' shape as the fused node takes them: the trailing dims, or [C].
         const Shape normalized = axes.channel ? Shape{xs[1]} : Shape(xs.end() - axes.trailing, xs.end());
         const size_t channelsOfRank = axes.channel ? xs.size() : 0;

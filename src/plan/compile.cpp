@@ -12,6 +12,7 @@
 #include "ops/registry.h"
 #include "passes/attention_fusion.h"
 #include "passes/cast_folding.h"
+#include "passes/common_subexpressions.h"
 #include "passes/fusion.h"
 #include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
@@ -210,6 +211,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     for (int o : model.outputs) plan.outputNames.push_back(model.values[o].name);
 
     Graph g = passes::specialize(model, shapes, values);
+    passes::mergeCommonSubexpressions(g);
     // First: the Conv it writes then takes the fusions (its DepthToSpace, the activation after).
     if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
     // The LayerNormalization pattern first (an activation after it then fuses into it), the

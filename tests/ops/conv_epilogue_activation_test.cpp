@@ -120,9 +120,10 @@ TEST(ConvEpilogueActivation, OtherSlopesStayUnfused) {
     OnnxBuilder b;
     b.input("x", {1, 4, 6, 8}).input("s", {4, 1, 1}).output("y").output("z");
     b.initializer("w", rnd({4, 4, 3, 3}, "w")).initializer("b", rnd({4}, "b"));
+    b.initializer("w2", rnd({4, 4, 3, 3}, "w2"));  // (two identical Convs would be merged into one)
     b.initializer("wide", randomTensor({8}, 3, -0.5f, 0.5f));
     attr(b.node("Conv", {"x", "w", "b"}, {"c"}), "pads", Shape{1, 1, 1, 1});
-    attr(b.node("Conv", {"x", "w", "b"}, {"d"}), "pads", Shape{1, 1, 1, 1});
+    attr(b.node("Conv", {"x", "w2", "b"}, {"d"}), "pads", Shape{1, 1, 1, 1});
     b.node("PRelu", {"c", "wide"}, {"y"});  // [8]: along W, not the channels
     b.node("PRelu", {"d", "s"}, {"z"});     // a graph input
     const std::vector<NamedTensor> in{{"x", randomTensor({1, 4, 6, 8}, 4, -2.0f, 2.0f)},
