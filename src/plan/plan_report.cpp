@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/wording.h"
 #include "ops/pointwise.h"
@@ -28,6 +29,9 @@ std::string opName(const CompiledPlan& plan, const ops::Dispatch& d) {
     // A fused pointwise program by the ops it runs: Pointwise(Div+Erf+Add+Mul+Mul).
     if (n.opType == ops::kPointwiseOpType) op = "Pointwise(" + n.attrString("fused_ops", "") + ")";
     if (n.inputs.size() > 3 && n.opType == "Conv") op += "+Add";
+    // A copy a Cast was folded into (passes/cast_folding.h) runs a converting variant.
+    const std::string_view kernel = kernels::kernelName(d.kernel);
+    if (kernel.ends_with("_f32_f16") || kernel.ends_with("_f16_f32")) op += "+Cast";
     if (n.activation.kind != graph::ActKind::None) op += std::string("+") + graph::actKindName(n.activation.kind);
     return op;
 }

@@ -63,6 +63,15 @@ TEST(CastFolding, Float16BoundaryCastsGoIntoThePadAndTheShuffle) {
     }
 }
 
+// The plan names the copies that convert: Pad+Cast, DepthToSpace+Cast.
+TEST(CastFolding, ThePlanNamesTheFoldedCast) {
+    auto report = planReport(padThenShuffle("constant"), {{"x", kX}}, DeviceDescription{}, Precision::Float16);
+    ASSERT_TRUE(report.contains("schedule")) << report.dump();
+    std::vector<std::string> ops;
+    for (const auto& d : report["schedule"]) ops.push_back(d["op"]);
+    EXPECT_EQ(ops, (std::vector<std::string>{"Pad+Cast", "DepthToSpace+Cast"}));
+}
+
 TEST(CastFolding, ARoundTripKeepsOneConversion) {
     // float32 -> float16 -> float32 rounds: the Transpose takes one Cast, the other stays.
     auto kernels = planKernels(explicitRoundTrip(), {{"x", kX}}, DeviceDescription{}, Precision::Float32);

@@ -77,6 +77,7 @@ PlanCheck checkPlan(const InfoArgs& a, const GlobalOptions& g, std::vector<Unsup
     PlanOptions o;
     o.sync = syncMode(g);
     o.precision = precision(g);
+    o.kernels = orDie(kernelPolicyFromEnvironment());  // the VKINFER_* kernel variables, as plan takes them
     Result<PlanSummary> summary = PlanSummary{};
     {
         progress::SlowNotice notice("info: compiling the plan");  // a large graph takes seconds
