@@ -6,6 +6,7 @@
 // constant written in the output's type. Both sync modes, under validation.
 #include <algorithm>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "core/half.h"
 #include "ops/conv_cases.h"
@@ -70,6 +71,29 @@ TEST(CastFolding, ThePlanNamesTheFoldedCast) {
     std::vector<std::string> ops;
     for (const auto& d : report["schedule"]) ops.push_back(d["op"]);
     EXPECT_EQ(ops, (std::vector<std::string>{"Pad+Cast", "DepthToSpace+Cast"}));
+}
+
+// The shipped upscaler at 1080p in float16 on the H200 as described (tensor-core convs,
+// channels-last activations) and on lavapipe: no Cast dispatch left, its input converted by
+// its two Pads, its output by the final DepthToSpace.
+TEST(CastFolding, TheShippedUpscalerHasNoCastDispatch) {
+    auto model = Model::load(std::string(VKINFER_SOURCE_DIR) + "/data/upscaler_x2/model.onnx");
+    ASSERT_TRUE(model.ok()) << model.status().toString();
+    for (const DeviceDescription& dev : {h200Description(), DeviceDescription{}}) {
+        PlanOptions o;
+        o.precision = Precision::Float16;
+        o.device = dev.facts;
+        o.kernels = dev.kernels;
+        auto json = planJson(*model, {{"input", {1, 3, 1080, 1920}}}, o);
+        ASSERT_TRUE(json.ok()) << json.status().toString();
+        std::vector<std::string> kernels;
+        const nlohmann::json plan = nlohmann::json::parse(*json);
+        for (const auto& d : plan["schedule"]) kernels.push_back(d["kernel"]);
+        SCOPED_TRACE(::testing::PrintToString(kernels));
+        EXPECT_EQ(count(kernels, "cast_"), 0);
+        EXPECT_EQ(count(kernels, "pad_f32_f16"), 2);
+        EXPECT_EQ(count(kernels, "copy_strided_f16_f32"), 1);
+    }
 }
 
 TEST(CastFolding, ARoundTripKeepsOneConversion) {
