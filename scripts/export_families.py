@@ -329,6 +329,39 @@ class Restormer(nn.Module):
         return x + self.out(f)
 
 
+class GnBlock(nn.Module):
+    """A residual block as diffusion and restoration UNets write it: GroupNorm, SiLU, conv, twice."""
+
+    def __init__(self, c, groups=8):
+        super().__init__()
+        self.n1, self.n2 = nn.GroupNorm(groups, c), nn.GroupNorm(groups, c)
+        self.c1, self.c2 = nn.Conv2d(c, c, 3, padding=1), nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x):
+        h = self.c1(F.silu(self.n1(x)))
+        return x + self.c2(F.silu(self.n2(h)))
+
+
+class GnUnet(nn.Module):
+    """A GroupNorm + SiLU encoder-decoder, one level down and up (today's exporter writes each
+    GroupNorm as Reshape, InstanceNormalization, Reshape, Mul, Add)."""
+
+    def __init__(self, c=32):
+        super().__init__()
+        self.embed = nn.Conv2d(3, c, 3, padding=1)
+        self.enc = GnBlock(c)
+        self.down = nn.Conv2d(c, 2 * c, 3, stride=2, padding=1)
+        self.mid = GnBlock(2 * c)
+        self.up = nn.ConvTranspose2d(2 * c, c, 2, stride=2)
+        self.dec = GnBlock(c)
+        self.out = nn.Conv2d(c, 3, 3, padding=1)
+
+    def forward(self, x):
+        e = self.enc(self.embed(x))
+        m = self.mid(self.down(e))
+        return x + self.out(self.dec(self.up(m) + e))
+
+
 # ---- frame interpolation ----
 
 def warp(img, flow):
@@ -397,6 +430,7 @@ FAMILIES = {
     "dncnn": (DnCnn, [(1, 3, 48, 48)]),
     "nafnet": (NafNet, [(1, 3, 32, 48)]),
     "restormer": (Restormer, [(1, 3, 32, 32)]),
+    "gn_unet": (GnUnet, [(1, 3, 32, 48)]),
     "rife": (Rife, [(1, 3, 32, 48), (1, 3, 32, 48)]),
     # Frame sizes for the benchmark targets (FSRCNN x2 at 960x540 under 1 ms in fp16).
     "fsrcnn_x2_960x540": (Fsrcnn, [(1, 3, 540, 960)]),
