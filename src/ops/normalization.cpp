@@ -1,9 +1,8 @@
 // LayerNormalization (opset 17: axis, epsilon, optional bias, optional Mean and InvStdDev
 // outputs), InstanceNormalization and GroupNormalization (opset 18: scale and bias per group;
 // 21: per channel) and vkinfer.ChannelNorm / vkinfer.GroupNorm (ops/normalization.h), all on
-// shaders/norm.comp:
-// rows of elements (contiguous, or strided over the channels) normalized in float32; and
-// BatchNormalization (inference, and training mode's
+// shaders/norm.comp: rows of elements (contiguous, or strided over the channels) normalized in
+// float32; and BatchNormalization (inference, and training mode's
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
 // with constant statistics into the Conv before it.
 #include <cmath>
