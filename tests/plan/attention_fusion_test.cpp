@@ -9,9 +9,7 @@
 #include <cmath>
 
 #include "ops/attention.h"
-#include "passes/cpu_reference.h"
-#include "plan/compile.h"
-#include "runtime/model_data.h"
+#include "plan/fusion_test_util.h"
 #include "support/attention_models.h"
 #include "support/onnx_builder.h"
 
@@ -21,15 +19,10 @@ namespace {
 using testing::AttentionBlock;
 using testing::OnnxBuilder;
 
+using testutil::Counts;
+
 CompiledPlan compileWith(const OnnxBuilder& b, bool fuse, Precision precision = Precision::Float32) {
-    auto m = b.build();
-    if (!m.ok()) throw std::runtime_error("model does not build: " + m.status().toString());
-    auto shapes = m->resolveShapes({});
-    if (!shapes.ok()) throw std::runtime_error(shapes.status().toString());
-    PlanOptions opt;
-    opt.precision = precision;
-    opt.kernels.fuseAttention = fuse;
-    return compilePlan(m->data()->graph, *shapes, opt);
+    return testutil::compileWith(b, &KernelPolicy::fuseAttention, fuse, precision);
 }
 
 std::vector<const graph::Node*> attentionNodes(const CompiledPlan& p) {
@@ -39,41 +32,15 @@ std::vector<const graph::Node*> attentionNodes(const CompiledPlan& p) {
     return r;
 }
 
-struct Counts {
-    size_t unfused, fused;
-};
-
-// Dispatches without and with the fusion, both precisions (printed: the before/after).
 Counts counts(const OnnxBuilder& b, const std::string& what) {
-    const Counts c{compileWith(b, false).summary.dispatches, compileWith(b, true).summary.dispatches};
-    const Counts half{compileWith(b, false, Precision::Float16).summary.dispatches,
-                      compileWith(b, true, Precision::Float16).summary.dispatches};
-    std::printf("[ dispatches ] %-48s fp32 %3zu -> %3zu   fp16 %3zu -> %3zu\n", what.c_str(), c.unfused, c.fused,
-                half.unfused, half.fused);
-    EXPECT_EQ(half.unfused - half.fused, c.unfused - c.fused) << what << " (fp16)";
-    return c;
+    return testutil::counts(b, what, &KernelPolicy::fuseAttention);
 }
 
 // The fused graph run on the CPU against the unfused model on the CPU.
 void expectFusedGraphComputesTheSame(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs) {
-    auto m = b.build();
-    ASSERT_TRUE(m.ok());
-    const auto want = passes::runOnCpu(m->data()->graph, inputs);
     const CompiledPlan p = compileWith(b, true);
     ASSERT_EQ(attentionNodes(p).size(), 1u);
-    const auto got = passes::runOnCpu(p.graph, inputs);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_EQ(got[k].shape(), want[k].shape()) << "output " << k;
-        int bad = 0;
-        for (int64_t i = 0; i < got[k].elementCount() && bad < 5; ++i) {
-            const float w = want[k].as<float>()[i], g = got[k].as<float>()[i];
-            if (std::abs(g - w) > 1e-5 + 1e-4 * std::abs(w)) {
-                ADD_FAILURE() << "output " << k << " element " << i << ": " << g << " vs " << w;
-                ++bad;
-            }
-        }
-    }
+    testutil::expectComputesTheSame(b, p.graph, inputs, 1e-5, 1e-4);
 }
 
 TEST(AttentionFusion, VitBlockIsTwoDispatches) {

@@ -7,12 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "passes/common_subexpressions.h"
-#include "passes/cpu_reference.h"
 #include "passes/specialize.h"
-#include "plan/compile.h"
+#include "plan/fusion_test_util.h"
 #include "runtime/model_data.h"
 #include "support/onnx_builder.h"
 
@@ -43,18 +41,9 @@ size_t live(const graph::Graph& g, const std::string& op) {
         std::count_if(g.nodes.begin(), g.nodes.end(), [&](const graph::Node& n) { return !n.removed && n.opType == op; }));
 }
 
-// The merged graph on the CPU against the model on the CPU.
+// The merged graph on the CPU against the model on the CPU: equal, element for element.
 void expectSameOutputs(const OnnxBuilder& b, const graph::Graph& merged, const std::vector<NamedTensor>& inputs) {
-    auto m = b.build();
-    ASSERT_TRUE(m.ok());
-    const auto want = runOnCpu(m->data()->graph, inputs);
-    const auto got = runOnCpu(merged, inputs);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_EQ(got[k].shape(), want[k].shape());
-        for (int64_t i = 0; i < got[k].elementCount(); ++i)
-            EXPECT_EQ(got[k].as<float>()[i], want[k].as<float>()[i]) << "output " << k << " element " << i;
-    }
+    plan::testutil::expectComputesTheSame(b, merged, inputs, 0.0, 0.0);
 }
 
 TEST(CommonSubexpressions, RepeatedNodesAndTheirChainsMerge) {
@@ -116,9 +105,7 @@ TEST(CommonSubexpressions, AVarianceWithItsOwnMeanBecomesOneLayerNormalization) 
     EXPECT_EQ(r.merged, 2);  // the second mean, then the second difference
     expectSameOutputs(b, r.graph, {{"x", randomTensor({2, 5, 24}, 6)}});
 
-    auto m = b.build();
-    ASSERT_TRUE(m.ok());
-    plan::CompiledPlan p = plan::compilePlan(m->data()->graph, *m->resolveShapes({}), PlanOptions{});
+    plan::CompiledPlan p = plan::testutil::compileModel(b, PlanOptions{});
     EXPECT_EQ(p.summary.dispatches, 1u);
     EXPECT_EQ(live(p.graph, "LayerNormalization"), 1u);
 }

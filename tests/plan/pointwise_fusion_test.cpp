@@ -10,9 +10,7 @@
 #include <filesystem>
 
 #include "ops/pointwise.h"
-#include "passes/cpu_reference.h"
-#include "plan/compile.h"
-#include "runtime/model_data.h"
+#include "plan/fusion_test_util.h"
 #include "support/gpu_context.h"
 #include "support/onnx_builder.h"
 #include "support/small_models.h"
@@ -26,32 +24,14 @@ using testing::groupNormAsExported;
 using testing::layerNormAsWritten;
 using testing::randomTensor;
 
+using testutil::Counts;
+
 CompiledPlan compileWith(const OnnxBuilder& b, bool fuse, Precision precision = Precision::Float32) {
-    auto m = b.build();
-    if (!m.ok()) throw std::runtime_error("model does not build: " + m.status().toString());
-    auto shapes = m->resolveShapes({});
-    if (!shapes.ok()) throw std::runtime_error(shapes.status().toString());
-    PlanOptions opt;
-    opt.precision = precision;
-    opt.kernels.fusePointwise = fuse;
-    return compilePlan(m->data()->graph, *shapes, opt);
+    return testutil::compileWith(b, &KernelPolicy::fusePointwise, fuse, precision);
 }
 
-struct Counts {
-    size_t unfused, fused;
-};
-
-// Dispatches without and with the fusion (printed: the before/after the issue asks for).
 Counts counts(const OnnxBuilder& b, const std::string& what) {
-    Counts c{compileWith(b, false).summary.dispatches, compileWith(b, true).summary.dispatches};
-    // fp16 plans fuse too (the pass runs before the float16 conversion; both add the Casts
-    // at the graph's inputs and outputs).
-    const Counts half{compileWith(b, false, Precision::Float16).summary.dispatches,
-                      compileWith(b, true, Precision::Float16).summary.dispatches};
-    std::printf("[ dispatches ] %-48s fp32 %3zu -> %3zu   fp16 %3zu -> %3zu\n", what.c_str(), c.unfused, c.fused,
-                half.unfused, half.fused);
-    EXPECT_EQ(half.unfused - half.fused, c.unfused - c.fused) << what << " (fp16)";
-    return c;
+    return testutil::counts(b, what, &KernelPolicy::fusePointwise);
 }
 
 size_t pointwiseNodes(const CompiledPlan& p) {
@@ -63,19 +43,7 @@ size_t pointwiseNodes(const CompiledPlan& p) {
 // The fused graph run on the CPU (the vkinfer.Pointwise interpreter) against the unfused model
 // run on the CPU: the same values within float rounding.
 void expectFusedGraphComputesTheSame(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs) {
-    auto m = b.build();
-    ASSERT_TRUE(m.ok());
-    const auto want = passes::runOnCpu(m->data()->graph, inputs);
-    CompiledPlan p = compileWith(b, true);
-    const auto got = passes::runOnCpu(p.graph, inputs);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t k = 0; k < got.size(); ++k) {
-        ASSERT_EQ(got[k].shape(), want[k].shape()) << "output " << k;
-        for (int64_t i = 0; i < got[k].elementCount(); ++i) {
-            const float w = want[k].as<float>()[i], g = got[k].as<float>()[i];
-            EXPECT_NEAR(g, w, 1e-5 + 1e-5 * std::abs(w)) << "output " << k << " element " << i;
-        }
-    }
+    testutil::expectComputesTheSame(b, compileWith(b, true).graph, inputs, 1e-5, 1e-5);
 }
 
 // x * 0.5 * (1 + erf(x / sqrt 2)) as PyTorch's nn.GELU exports before opset 20.
