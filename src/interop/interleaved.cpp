@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "interop/barriers.h"
 #include "interop/queue_transfer.h"
 #include "interop/recording.h"
 #include "kernels/families/image_to_tensor.h"
@@ -22,8 +23,6 @@ namespace {
 
 using rt::FrameSlot;
 using rt::PreparedPlan;
-
-constexpr VkImageSubresourceRange kColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 
 std::string formatName(VkFormat f) { return vk::formatName(f); }
 
@@ -47,36 +46,6 @@ void requireFormat(const detail::ContextImpl& ctx, const std::string& who, VkFor
         fail(ErrorCode::Unsupported, "{}: device '{}' does not support {} images as {}", who, ctx.info.name,
              formatName(f), needName);
 }
-
-void imageBarrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src,
-                  VkAccessFlags srcAccess, VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
-    VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-    b.srcAccessMask = srcAccess;
-    b.dstAccessMask = dstAccess;
-    b.oldLayout = from;
-    b.newLayout = to;
-    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.image = image;
-    b.subresourceRange = kColor;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-
-void bufferBarrier(VkCommandBuffer cmd, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, VkPipelineStageFlags src,
-                   VkAccessFlags srcAccess, VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
-    VkBufferMemoryBarrier b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-    b.srcAccessMask = srcAccess;
-    b.dstAccessMask = dstAccess;
-    b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-    b.buffer = buffer;
-    b.offset = offset;
-    b.size = size;
-    vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 1, &b, 0, nullptr);
-}
-
-// TOP_OF_PIPE with no access means "nothing before": still a valid source scope.
-VkPipelineStageFlags stagesOr(VkPipelineStageFlags s, VkPipelineStageFlags fallback) { return s ? s : fallback; }
 
 size_t indexOf(const std::vector<TensorDesc>& descs, const std::string& name, const char* what) {
     for (size_t i = 0; i < descs.size(); ++i)
@@ -309,24 +278,24 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
         size_t i = indexOf(model.inputs(), name, "input");
         int alloc = cp.inputAlloc(static_cast<int>(i));
         VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
-        bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
-                      b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        recordBufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                            b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
         VkBufferCopy copy{b.offset, 0, bytes};
         if (bytes) vkCmdCopyBuffer(cmd, b.buffer, plan.buffer(slot, alloc), 1, &copy);
         // The host's next use of its buffer ("after") waits for this read. It was ignored,
         // leaving the write-after-read to barriers that happen to follow for other reasons
         // (they reach compute and transfer only, not e.g. a fragment-shader write).
-        bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                      stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
+        recordBufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                            stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
     }
     for (const auto& [name, in] : io.imageInputs) {
         size_t i = indexOf(model.inputs(), name, "input");
         int alloc = cp.inputAlloc(static_cast<int>(i));
         bool sampled = in.access == ImageAccess::Sampled;
         VkImageLayout readLayout = sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
-        imageBarrier(cmd, in.image.image, in.before.layout, readLayout,
-                     stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+        recordImageBarrier(cmd, in.image.image, in.before.layout, readLayout,
+                           stagesOr(in.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), in.before.access,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
         using From = kernels::image_to_tensor::From;
         const kernels::KernelId kernel = kernels::image_to_tensor::variant(
             sampled                                            ? From::sampled
@@ -368,9 +337,9 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
         size_t k = indexOf(model.outputs(), name, "output");
         routed[k] = 1;
         int alloc = cp.outputAlloc(static_cast<int>(k));
-        imageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
-                     stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+        recordImageBarrier(cmd, out.image.image, out.before.layout, VK_IMAGE_LAYOUT_GENERAL,
+                           stagesOr(out.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), out.before.access,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
         using To = kernels::tensor_to_image::To;
         const kernels::KernelId kernel = kernels::tensor_to_image::variant(
             ctx.device->enabled().has(vk::Feature::StorageImageWriteWithoutFormat) ? To::none
@@ -393,22 +362,22 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
                        out.image.view, VK_IMAGE_LAYOUT_GENERAL, push);
         // "after" UNDEFINED leaves the image in GENERAL, as for inputs (UNDEFINED is not a
         // valid newLayout).
-        imageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL,
-                     out.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : out.after.layout,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                     stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
+        recordImageBarrier(cmd, out.image.image, VK_IMAGE_LAYOUT_GENERAL,
+                           out.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : out.after.layout,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                           stagesOr(out.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), out.after.access);
     }
     for (const auto& [name, b] : io.bufferOutputs) {
         size_t k = indexOf(model.outputs(), name, "output");
         routed[k] = 1;
         int alloc = cp.outputAlloc(static_cast<int>(k));
         VkDeviceSize bytes = static_cast<VkDeviceSize>(cp.allocations[alloc].tensorBytes);
-        bufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
-                      b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+        recordBufferBarrier(cmd, b.buffer, b.offset, bytes, stagesOr(b.before.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                            b.before.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
         VkBufferCopy copy{0, b.offset, bytes};
         if (bytes) vkCmdCopyBuffer(cmd, plan.buffer(slot, alloc), b.buffer, 1, &copy);
-        bufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                      stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
+        recordBufferBarrier(cmd, b.buffer, b.offset, bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                            stagesOr(b.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), b.after.access);
     }
     bool readback = false;
     for (size_t k = 0; k < model.outputs().size(); ++k) {
@@ -429,10 +398,10 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
     for (const auto& [name, in] : io.imageInputs) {
         VkImageLayout readLayout =
             in.access == ImageAccess::Sampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_GENERAL;
-        imageBarrier(cmd, in.image.image, readLayout,
-                     in.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? readLayout : in.after.layout,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
-                     stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
+        recordImageBarrier(cmd, in.image.image, readLayout,
+                           in.after.layout == VK_IMAGE_LAYOUT_UNDEFINED ? readLayout : in.after.layout,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0,
+                           stagesOr(in.after.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), in.after.access);
     }
     for (const auto& t : transfers.fromSession) interop::recordRelease(cmd, t);
     s.framePlan[io.frame] = &plan;

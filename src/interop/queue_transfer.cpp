@@ -3,13 +3,12 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "interop/barriers.h"
 #include "runtime/session_impl.h"
 
 namespace vkinfer::interop {
 
 namespace {
-
-constexpr VkImageSubresourceRange kColor{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
 
 // A family this device's host records on (not another device's or API's).
 bool hostQueueFamily(uint32_t family) {
@@ -25,35 +24,12 @@ void record(VkCommandBuffer cmd, const OwnershipTransfer& t, bool release) {
     VkPipelineStageFlags dst = release ? kBottom : t.acquireStages;
     VkAccessFlags srcAccess = release ? t.releaseAccess : 0;
     VkAccessFlags dstAccess = release ? 0 : t.acquireAccess;
-    if (t.image) {
-        VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-        b.srcAccessMask = srcAccess;
-        b.dstAccessMask = dstAccess;
-        b.oldLayout = t.oldLayout;
-        b.newLayout = t.newLayout;
-        b.srcQueueFamilyIndex = t.srcFamily;
-        b.dstQueueFamilyIndex = t.dstFamily;
-        b.image = t.image;
-        b.subresourceRange = kColor;
-        vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 0, nullptr, 1, &b);
-    } else {
-        VkBufferMemoryBarrier b{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
-        b.srcAccessMask = srcAccess;
-        b.dstAccessMask = dstAccess;
-        b.srcQueueFamilyIndex = t.srcFamily;
-        b.dstQueueFamilyIndex = t.dstFamily;
-        b.buffer = t.buffer;
-        b.offset = t.offset;
-        b.size = VK_WHOLE_SIZE;
-        vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 1, &b, 0, nullptr);
-    }
-}
-
-VkPipelineStageFlags orTop(VkPipelineStageFlags s) {
-    return s ? s : VkPipelineStageFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
-}
-VkPipelineStageFlags orBottom(VkPipelineStageFlags s) {
-    return s ? s : VkPipelineStageFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    if (t.image)
+        recordImageBarrier(cmd, t.image, t.oldLayout, t.newLayout, src, srcAccess, dst, dstAccess, t.srcFamily,
+                           t.dstFamily);
+    else
+        recordBufferBarrier(cmd, t.buffer, t.offset, VK_WHOLE_SIZE, src, srcAccess, dst, dstAccess, t.srcFamily,
+                            t.dstFamily);
 }
 
 template <class Resource>
@@ -96,7 +72,7 @@ OwnershipTransfers ownershipTransfers(const RecordIO& io, uint32_t family) {
                        VkPipelineStageFlags firstUse, VkAccessFlags firstAccess) {
         x.srcFamily = from;
         x.dstFamily = family;
-        x.releaseStages = orBottom(stages);
+        x.releaseStages = stagesOr(stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
         x.releaseAccess = access;
         x.acquireStages = firstUse;
         x.acquireAccess = firstAccess;
@@ -109,7 +85,7 @@ OwnershipTransfers ownershipTransfers(const RecordIO& io, uint32_t family) {
         x.dstFamily = to;
         x.releaseStages = lastUse;
         x.releaseAccess = lastAccess;
-        x.acquireStages = orTop(stages);
+        x.acquireStages = stagesOr(stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
         x.acquireAccess = access;
         t.fromSession.push_back(x);
     };

@@ -7,6 +7,7 @@
 #include <vulkan/vulkan.hpp>  // vk::to_string for messages
 
 #include "core/error.h"
+#include "interop/barriers.h"
 #include "interop/capabilities.h"
 #include "runtime/context_impl.h"
 #include "runtime/device_guard.h"
@@ -379,32 +380,15 @@ Status recordCopyToLinear(VkCommandBuffer cmd, uint32_t queueFamily, const Linea
         if (c.sourceBefore.layout == VK_IMAGE_LAYOUT_UNDEFINED)
             fail(ErrorCode::InvalidArgument, "recordCopyToLinear: the source's 'before' layout is UNDEFINED, so its "
                                              "contents would be discarded");
-        auto stagesOr = [](VkPipelineStageFlags s, VkPipelineStageFlags d) { return s ? s : d; };
-        auto barrier = [&](VkImage image, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src,
-                           VkAccessFlags srcAccess, VkPipelineStageFlags dst, VkAccessFlags dstAccess,
-                           uint32_t srcFamily, uint32_t dstFamily) {
-            VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-            b.srcAccessMask = srcAccess;
-            b.dstAccessMask = dstAccess;
-            b.oldLayout = from;
-            b.newLayout = to;
-            b.srcQueueFamilyIndex = srcFamily;
-            b.dstQueueFamilyIndex = dstFamily;
-            b.image = image;
-            b.subresourceRange = kColor;
-            vkCmdPipelineBarrier(cmd, src, dst, 0, 0, nullptr, 0, nullptr, 1, &b);
-        };
         // The renderer's writes before the copy's reads; the linear image's old contents are
         // discarded (UNDEFINED), after its last use on this queue (`linearBefore`; the previous
         // frame's inference on another device is ordered by the host's semaphore or fence).
-        barrier(c.source.image, c.sourceBefore.layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                stagesOr(c.sourceBefore.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), c.sourceBefore.access,
-                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_QUEUE_FAMILY_IGNORED,
-                VK_QUEUE_FAMILY_IGNORED);
-        barrier(c.linear.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                stagesOr(c.linearBefore.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), c.linearBefore.access,
-                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_QUEUE_FAMILY_IGNORED,
-                VK_QUEUE_FAMILY_IGNORED);
+        interop::recordImageBarrier(cmd, c.source.image, c.sourceBefore.layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                    interop::stagesOr(c.sourceBefore.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                                    c.sourceBefore.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+        interop::recordImageBarrier(cmd, c.linear.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                    interop::stagesOr(c.linearBefore.stages, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT),
+                                    c.linearBefore.access, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
         VkImageCopy region{};
         region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
         region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -413,20 +397,22 @@ Status recordCopyToLinear(VkCommandBuffer cmd, uint32_t queueFamily, const Linea
                        VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
         VkImageLayout sourceAfter =
             c.sourceAfter.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : c.sourceAfter.layout;
-        barrier(c.source.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, sourceAfter, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                stagesOr(c.sourceAfter.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT), c.sourceAfter.access,
-                VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED);
+        interop::recordImageBarrier(cmd, c.source.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, sourceAfter,
+                                    VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                                    interop::stagesOr(c.sourceAfter.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT),
+                                    c.sourceAfter.access);
         // The linear image: to its layout for the consumer, released to its family when named
         // (the consumer acquires it: ImageState::before's queueFamily on its side).
         const bool release = c.linearAfter.queueFamily != VK_QUEUE_FAMILY_IGNORED && c.linearAfter.queueFamily != queueFamily;
         VkImageLayout linearAfter =
             c.linearAfter.layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : c.linearAfter.layout;
-        barrier(c.linear.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, linearAfter, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                VK_ACCESS_TRANSFER_WRITE_BIT,
-                release ? VkPipelineStageFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT)
-                        : stagesOr(c.linearAfter.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT),
-                release ? 0 : c.linearAfter.access, release ? queueFamily : uint32_t(VK_QUEUE_FAMILY_IGNORED),
-                release ? c.linearAfter.queueFamily : uint32_t(VK_QUEUE_FAMILY_IGNORED));
+        interop::recordImageBarrier(cmd, c.linear.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, linearAfter,
+                                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                    release ? VkPipelineStageFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT)
+                                            : interop::stagesOr(c.linearAfter.stages, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT),
+                                    release ? 0 : c.linearAfter.access,
+                                    release ? queueFamily : uint32_t(VK_QUEUE_FAMILY_IGNORED),
+                                    release ? c.linearAfter.queueFamily : uint32_t(VK_QUEUE_FAMILY_IGNORED));
     });
 }
 
