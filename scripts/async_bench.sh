@@ -27,16 +27,8 @@ costs=${ASYNC_BENCH_COSTS:-0,8,32,128}
 sweepFrames=$(( frames / 2 > 3 ? frames / 2 : 3 ))
 mkdir -p "$out"
 start=$(date +%s)
-failures=0
 
-run() {
-    echo
-    echo "\$ $*"
-    "$@"
-    rc=$?
-    [ $rc -eq 0 ] || { echo "(exit status $rc)"; failures=$((failures + 1)); }
-    echo "[$(( $(date +%s) - start )) s so far]"
-}
+. "$(dirname "$0")/gpu_run_lib.sh"  # run CMD...: print, run, count failures
 
 run "$bundle/vkinfer" devices
 

@@ -21,15 +21,8 @@ set -u
 bundle=${1:-.gpu-bundle}
 export LD_LIBRARY_PATH="$bundle${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 model=data/espcn_x2
-failures=0
 
-run() {
-    echo
-    echo "\$ $*"
-    "$@"
-    rc=$?
-    [ $rc -eq 0 ] || { echo "(exit status $rc)"; failures=$((failures + 1)); }
-}
+. "$(dirname "$0")/gpu_run_lib.sh"  # run CMD...: print, run, count failures
 
 if [ -d "$bundle/layers" ]; then
     validated="env VK_LAYER_PATH=$PWD/$bundle/layers VKINFER_VALIDATE=1"

@@ -30,16 +30,8 @@ size=${IMAGES_BENCH_SIZE:-1920x1080}
 frames=${IMAGES_BENCH_FRAMES:-50}
 mkdir -p "$out"
 start=$(date +%s)
-failures=0
 
-run() {
-    echo
-    echo "\$ $*"
-    "$@"
-    rc=$?
-    [ $rc -eq 0 ] || { echo "(exit status $rc)"; failures=$((failures + 1)); }
-    echo "[$(( $(date +%s) - start )) s so far]"
-}
+. "$(dirname "$0")/gpu_run_lib.sh"  # run CMD...: print, run, count failures
 
 run "$bundle/vkinfer" devices
 
