@@ -178,7 +178,7 @@ RecordingTarget resolveRecording(detail::SessionImpl& s, const RecordIO& io, con
 }
 
 void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkCommandBuffer cmd,
-                const RecordIO& hostIO, VkQueryPool profileQueries) {
+                const RecordIO& hostIO, const RecordingStamps& stamps) {
     // Resources the host uses on another queue family (asynchronous compute): vkinfer's
     // halves of their ownership transfers, and the states as this queue sees them, which
     // everything below records its barriers from (interop/queue_transfer.h).
@@ -253,7 +253,7 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
     plan.recordWeightUpload(cmd, slot);
     for (const auto& t : transfers.toSession) interop::recordAcquire(cmd, t);
     auto stamp = [&](uint32_t k, VkPipelineStageFlagBits stage) {
-        if (io.timestampPool) vkCmdWriteTimestamp(cmd, stage, io.timestampPool, io.firstTimestamp + k);
+        if (stamps.phases) vkCmdWriteTimestamp(cmd, stage, stamps.phases, stamps.firstPhase + k);
     };
     stamp(0, VK_PIPELINE_STAGE_TRANSFER_BIT);
 
@@ -325,7 +325,7 @@ void recordInto(detail::SessionImpl& s, PreparedPlan& plan, FrameSlot& slot, VkC
                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT);
     stamp(1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-    plan.recordDispatches(cmd, slot, profileQueries);
+    plan.recordDispatches(cmd, slot, stamps.perDispatch);
     stamp(2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
     rt::memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -417,7 +417,7 @@ Status recordInference(Session& session, VkCommandBuffer cmd, const RecordIO& io
         if (!cmd) fail(ErrorCode::InvalidArgument, "recordInference: the command buffer is null");
         interop::RecordingTarget target = interop::resolveRecording(s, io, "recordInference");
         target.plan.waitIdle(target.slot);  // only the engine's own submissions; the host fences its own
-        interop::recordInto(s, target.plan, target.slot, cmd, io);
+        interop::recordInto(s, target.plan, target.slot, cmd, io, {io.timestampPool, io.firstTimestamp});
     });
 }
 

@@ -26,8 +26,15 @@ RecordingTarget resolveRecording(detail::SessionImpl& s, const RecordIO& io, con
 // Records pre-processing, the plan's dispatches and post-processing for `io` into `cmd`
 // (recording state, outside a render pass, for the session's queue family), with the host's
 // barriers and ownership transfers. Everything is checked before anything is recorded.
-// `profileQueries`: a pool (reset) for a timestamp pair per dispatch (rt::TimestampLayout).
+struct RecordingStamps {
+    // Four timestamps at `firstPhase`..: before pre-processing, before inference, after
+    // inference, after post-processing (RecordIO::timestampPool; rt::TimestampLayout 0..3).
+    VkQueryPool phases = VK_NULL_HANDLE;
+    uint32_t firstPhase = 0;
+    // A pool (reset) for a timestamp pair per dispatch (rt::TimestampLayout), or null.
+    VkQueryPool perDispatch = VK_NULL_HANDLE;
+};
 void recordInto(detail::SessionImpl& s, rt::PreparedPlan& plan, rt::FrameSlot& slot, VkCommandBuffer cmd,
-                const RecordIO& io, VkQueryPool profileQueries = VK_NULL_HANDLE);
+                const RecordIO& io, const RecordingStamps& stamps);
 
 }  // namespace vkinfer::interop

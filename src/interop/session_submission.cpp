@@ -22,10 +22,7 @@ Result<Ticket> submitInference(Session& session, const RecordIO& io) {
         uint64_t ticket = s.submitWith(target.plan, io.frame, [&](rt::FrameSlot& slot, uint64_t value) {
             auto record = [&](VkCommandBuffer cmd, VkQueryPool timestamps, VkQueryPool profileQueries) {
                 // The phases recordInference stamps are the run's (rt::TimestampLayout 0..3).
-                RecordIO stamped = io;
-                stamped.timestampPool = timestamps;
-                stamped.firstTimestamp = 0;
-                interop::recordInto(s, target.plan, slot, cmd, stamped, profileQueries);
+                interop::recordInto(s, target.plan, slot, cmd, io, {timestamps, 0, profileQueries});
             };
             target.plan.submitRecording(slot, record, value, s.pendingWaits, s.timelineSemaphore());
         });
