@@ -32,9 +32,6 @@ struct FrameSlot {
     // submitInference: the host's images and buffers recorded for this slot, re-recorded at
     // each call (allocated on first use; freed with the plan's command pool).
     VkCommandBuffer ioCommands = VK_NULL_HANDLE;
-    // The last submission wrote the slot's timestamp queries (the recorded run does;
-    // submitInference's recording does not, so there are no GPU times to read).
-    bool queriesWritten = false;
     VkFence fence = VK_NULL_HANDLE;        // signaled when its last submission finished
     bool submitted = false;                // a submission is outstanding (fence not yet waited)
     uint64_t ticket = 0;                   // Ticket value of the last submission

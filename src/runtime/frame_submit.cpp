@@ -40,7 +40,6 @@ void submitSlot(const vk::Device& device, const vk::DeviceQueue& queue, FrameSlo
     for (size_t i = 0; i < inputs.size(); ++i)
         if (inputs[i]) std::memcpy(s.inputStaging[i].mapped(), inputs[i]->data(), inputs[i]->byteSize());
     submitCommands(device, queue, s, s.commands, ticket, waits, signalTimeline);
-    s.queriesWritten = true;
     for (size_t k = 0; k < plan.graph.outputs.size(); ++k)
         s.outputStaged[k] = !s.imported[plan.outputAlloc(static_cast<int>(k))];
 }
@@ -99,7 +98,7 @@ std::vector<NamedTensor> collectSlot(const detail::ContextImpl& ctx, const plan:
     auto outputs = readStagedOutputs(plan, s);
     if (!stats) return outputs;
     stats->downloadMs = msSince(t0);
-    timestamps.readGpuTimes(ctx, s.queriesWritten ? s.queries : VK_NULL_HANDLE, *stats);
+    timestamps.readGpuTimes(ctx, s.queries, *stats);
     return outputs;
 }
 

@@ -13,7 +13,7 @@ void TimestampLayout::readGpuTimes(const detail::ContextImpl& ctx, VkQueryPool p
     uint64_t fixed[kFirstDispatchQuery] = {};
     std::vector<uint64_t> perDispatch(profile_ ? count() : 0);
     uint64_t* ts = profile_ ? perDispatch.data() : fixed;
-    if (enabled_ && pool && vkGetQueryPoolResults(ctx.device->handle(), pool, 0, count(), count() * sizeof(uint64_t), ts,
+    if (enabled_ && vkGetQueryPoolResults(ctx.device->handle(), pool, 0, count(), count() * sizeof(uint64_t), ts,
                                           sizeof(uint64_t), VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
         uint32_t bits = validBits_;
         uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);

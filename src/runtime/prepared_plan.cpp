@@ -105,7 +105,6 @@ void PreparedPlan::submitRecording(FrameSlot& s, const SlotRecorder& record, uin
     record(s.ioCommands, stamped ? s.queries : VK_NULL_HANDLE, timestamps_.profile() ? s.queries : VK_NULL_HANDLE);
     VK_CHECK(vkEndCommandBuffer(s.ioCommands));
     submitCommands(*ctx_.device, queue_, s, s.ioCommands, ticket, waits, signalTimeline);
-    s.queriesWritten = stamped;
 }
 
 void PreparedPlan::refreshSlot(FrameSlot& s) {
