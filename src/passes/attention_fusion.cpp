@@ -10,6 +10,7 @@
 #include "ops/broadcast.h"
 #include "ops/element_order.h"
 #include "ops/strided_view.h"
+#include "passes/graph_edit.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -318,15 +319,9 @@ void fuseAttention(Graph& g) {
         if (g.nodes[i].removed || g.nodes[i].opType != "Softmax") continue;
         auto m = matchAt(g, readers, static_cast<int>(i));
         if (!m) continue;
-        for (int k : m->nodes) {
-            g.nodes[k].removed = true;
-            for (int o : g.nodes[k].outputs)
-                if (o >= 0) g.values[o].producer = -1;
-        }
-        g.nodes.push_back(std::move(m->fused));
-        const int id = static_cast<int>(g.nodes.size() - 1);
-        g.values[g.nodes.back().outputs[0]].producer = id;
-        for (int in : g.nodes.back().inputs) readers.add(in, id);
+        for (int k : m->nodes) retire(g, g.nodes[k]);
+        const int id = appendFused(g, std::move(m->fused));
+        for (int in : g.nodes[id].inputs) readers.add(in, id);
         changed = true;
     }
     if (changed) {

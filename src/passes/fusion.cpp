@@ -11,6 +11,7 @@
 #include "ops/normalization.h"
 #include "ops/strided_view.h"
 #include "ops/gemm/matmul.h"
+#include "passes/graph_edit.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -60,14 +61,6 @@ bool storesWithActivation(const Node& n) {
 const Tensor* constantInput(const Graph& g, const Node& n, size_t i) {
     int v = n.input(i);
     return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
-}
-
-// Marks `node` removed and unlinks the values it produced (what relinkProducers would find).
-void retire(Graph& g, Node& node) {
-    node.removed = true;
-    const int index = static_cast<int>(&node - g.nodes.data());
-    for (int o : node.outputs)
-        if (o >= 0 && g.values[o].producer == index) g.values[o].producer = -1;
 }
 
 // Retires `gone`, whose work `into` now does, and records its name there.

@@ -12,6 +12,7 @@
 #include "ops/normalization.h"
 #include "ops/pointwise.h"
 #include "ops/registry.h"
+#include "passes/graph_edit.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -302,12 +303,9 @@ void rewriteGroup(Graph& g, const std::vector<int>& nodes, const std::vector<Ste
         Node& n = g.nodes[i];
         if (i != nodes.back()) fused.fusedNames.push_back(n.name);
         for (const auto& f : n.fusedNames) fused.fusedNames.push_back(f);
-        n.removed = true;
-        for (int o : n.outputs)
-            if (o >= 0) g.values[o].producer = -1;
+        retire(g, n);
     }
-    g.nodes.push_back(std::move(fused));
-    for (int v : outputs) g.values[v].producer = static_cast<int>(g.nodes.size() - 1);
+    appendFused(g, std::move(fused));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -412,12 +410,9 @@ void replaceNodes(Graph& g, const std::vector<Node*>& nodes, Node fused) {
     fused.outputs = {nodes.back()->outputs[0]};
     for (Node* n : nodes) {
         if (n != nodes.back()) fused.fusedNames.push_back(n->name);
-        n->removed = true;
-        for (int o : n->outputs)
-            if (o >= 0) g.values[o].producer = -1;
+        retire(g, *n);
     }
-    g.nodes.push_back(std::move(fused));
-    g.values[g.nodes.back().outputs[0]].producer = static_cast<int>(g.nodes.size() - 1);
+    appendFused(g, std::move(fused));
 }
 
 }  // namespace
