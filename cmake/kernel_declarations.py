@@ -36,6 +36,8 @@ Declaration format (all keys optional but `source`):
                                        # type (below); one member each, in order
                fields = ["dims[6]", "stride[2][6]", "begin[6]:int"]   # fixed-size arrays
   push_from = "conv2d_rt"              # or: the same block as another family's
+  spec_from = "attention"              # another family's specialization constants first (a
+                                       # second kernel of the same interface), then [spec]
   [spec]       SHUFFLE = 6             # uint, default 0; or { id = 9, default = 1 } or
                                        # { id = 9, type = "float" } (the default then 0.0)
   [axes.tile]                          # one table per axis, in order; each value a table of
@@ -101,7 +103,8 @@ class Family:
         self.name = os.path.splitext(os.path.basename(path))[0]
         with open(path, "rb") as f:
             d = tomllib.load(f)
-        known = {"source", "name", "types", "defines", "only", "constants", "push", "push_from", "spec", "axes"}
+        known = {"source", "name", "types", "defines", "only", "constants", "push", "push_from", "spec", "spec_from",
+                 "axes"}
         for k in d:
             if k not in known:
                 fail(f"{path}: unknown key '{k}' (known: {', '.join(sorted(known))})")
@@ -131,9 +134,23 @@ class Family:
             if s.get("type", "uint") not in ("uint", "int", "float"):
                 fail(f"{path}: specialization constant {sname}: type must be uint, int or float")
             self.spec.append((sname, sid, s.get("type", "uint"), s.get("default", 0)))
+        self.spec_from = d.get("spec_from")
+        self.check_spec_ids()
+
+    def check_spec_ids(self):
         ids = [s[1] for s in self.spec]
         if len(set(ids)) != len(ids):
-            fail(f"{path}: two specialization constants share an id")
+            fail(f"{self.path}: two specialization constants share an id")
+
+    def take_spec_from(self, by_name):
+        """Prepends the specialization constants of the family `spec_from` names."""
+        if not self.spec_from:
+            return
+        other = by_name.get(self.spec_from)
+        if other is None or other.spec_from:
+            fail(f"{self.path}: spec_from names no family '{self.spec_from}' with constants of its own")
+        self.spec = other.spec + self.spec
+        self.check_spec_ids()
 
     def combos(self):
         """Every (axis value indices) in row-major order."""
@@ -360,6 +377,9 @@ def main():
     fams = [Family(os.path.join(decl_dir, f)) for f in sorted(os.listdir(decl_dir)) if f.endswith(".toml")]
     if not fams:
         fail(f"no declarations in {decl_dir}")
+    by_name = {f.name: f for f in fams}
+    for fam in fams:
+        fam.take_spec_from(by_name)
     all_variants = []
     seen = {}
     for fam in fams:
@@ -419,7 +439,6 @@ def main():
             "    return std::nullopt;", "}", "", "}  // namespace vkinfer::kernels", ""]
     write_if_changed(os.path.join(out, "kernel_table.cpp"), "\n".join(tab))
 
-    by_name = {f.name: f for f in fams}
     for fam in fams:
         if push_bytes(fam) > MAX_PUSH:
             fail(f"{fam.path}: {push_bytes(fam)} bytes of push constants; every device offers {MAX_PUSH}")

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "kernels/families/attention.h"
+#include "kernels/families/attention_cm.h"
+#include "ops/attention_select.h"
 #include "ops/cpu_copy.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
@@ -177,22 +179,10 @@ uint32_t keyBlock(const AttentionLayout& l) {
     return bytes(MAX_BC) <= 32768 ? static_cast<uint32_t>(MAX_BC) : 16u;
 }
 
-void lowerAttention(LowerContext& ctx, const Node& n) {
+// The problem's specialization constants, shared by both kernels (shaders/kernels/attention.toml;
+// attention_cm.toml takes them with spec_from).
+void setProblemSpecs(Dispatch& d, const Node& n, const AttentionLayout& l, size_t biases) {
     using namespace kernels::attention;
-    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.inputs[2], n.input(3), n.input(4)});
-    std::vector<Shape> shapes;
-    for (int v : n.inputs) shapes.push_back(ctx.value(v).shape);
-    const AttentionLayout l = attentionLayoutOf(n, shapes, ctx.value(n.outputs[0]).shape);
-    if (ctx.value(n.outputs[0]).dtype != type) unsupported(n, "its output must be {}", dataTypeName(type));
-    const int64_t rowBlocks = (l.S + BR - 1) / BR;
-    if (rowBlocks > 65535 || l.batches() > 65535)
-        unsupported(n, "{} row blocks of {} batches (at most 65535 each)", rowBlocks, l.batches());
-    Dispatch& d = ctx.emit(typedKernel(n, variant(type), "attention", type));
-    d.localSize = {static_cast<uint32_t>(BR * LANES), 1, 1};
-    d.groups = {u32Of(rowBlocks), u32Of(l.batches()), 1};
-    Push p{};
-    p.rowBlocks = u32Of(rowBlocks);
-    d.setPush(p);
     d.setSpec(kS, u32Of(l.S));
     d.setSpec(kL, u32Of(l.L));
     d.setSpec(kD, u32Of(l.D));
@@ -200,13 +190,11 @@ void lowerAttention(LowerContext& ctx, const Node& n) {
     d.setSpec(kNb0, u32Of(l.batchDims[0]));
     d.setSpec(kNb1, u32Of(l.batchDims[1]));
     d.setSpec(kNb2, u32Of(l.batchDims[2]));
-    const size_t biases = n.inputs.size() - 3;
     d.setSpec(kNumBias, static_cast<uint32_t>(biases));
     float scale = n.attrFloat("scale", 1.0f);
     uint32_t scaleBits;
     std::memcpy(&scaleBits, &scale, 4);
     d.setSpec(kScale, scaleBits);
-    d.setSpec(kBc, keyBlock(l));
     // Q_OFF .. C_COL: six numbers per tensor, in AttentionLayout's order.
     uint32_t id = kQOff;
     for (const auto& s : l.tensor) {
@@ -215,6 +203,43 @@ void lowerAttention(LowerContext& ctx, const Node& n) {
         d.setSpec(id++, u32Of(s.row));
         d.setSpec(id++, u32Of(s.col));
     }
+}
+
+kernels::KernelId coopmatKernel(const AttentionChoice& c, const KernelTarget& t) {
+    namespace k = kernels::attention_cm;
+    const k::Dv dv = c.outChunks == 1 ? k::Dv::dv16 : c.outChunks == 2 ? k::Dv::dv32 : c.outChunks == 4 ? k::Dv::dv64
+                                                                                                       : k::Dv::dv128;
+    return k::variant(dv, t.emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
+}
+
+void lowerAttention(LowerContext& ctx, const Node& n) {
+    using namespace kernels::attention;
+    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.inputs[2], n.input(3), n.input(4)});
+    std::vector<Shape> shapes;
+    for (int v : n.inputs) shapes.push_back(ctx.value(v).shape);
+    const AttentionLayout l = attentionLayoutOf(n, shapes, ctx.value(n.outputs[0]).shape);
+    if (ctx.value(n.outputs[0]).dtype != type) unsupported(n, "its output must be {}", dataTypeName(type));
+    const AttentionChoice choice = selectAttention(l, type, ctx.target());
+    const int64_t rowsPerGroup = choice.coopmat ? 16 * static_cast<int64_t>(choice.warps) : BR;
+    const int64_t rowBlocks = (l.S + rowsPerGroup - 1) / rowsPerGroup;
+    if (rowBlocks > 65535 || l.batches() > 65535)
+        unsupported(n, "{} row blocks of {} batches (at most 65535 each)", rowBlocks, l.batches());
+    Dispatch& d = ctx.emit(choice.coopmat ? coopmatKernel(choice, ctx.target())
+                                          : typedKernel(n, variant(type), "attention", type));
+    const size_t biases = n.inputs.size() - 3;
+    setProblemSpecs(d, n, l, biases);
+    if (choice.coopmat) {
+        d.localSize = {32 * choice.warps, 1, 1};
+        d.setSpec(kernels::attention_cm::kWarps, choice.warps);
+        d.setSpec(kernels::attention_cm::kDp, choice.paddedD);
+    } else {
+        d.localSize = {static_cast<uint32_t>(BR * LANES), 1, 1};
+        d.setSpec(kBc, keyBlock(l));
+        Push p{};
+        p.rowBlocks = u32Of(rowBlocks);
+        d.setPush(p);
+    }
+    d.groups = {u32Of(rowBlocks), u32Of(l.batches()), 1};
     d.bindings.push_back(writeOf(n.outputs[0]));
     for (size_t i = 0; i < 3; ++i) d.bindings.push_back(readOf(n.inputs[i]));
     // Unused bias bindings read q (the kernel never loads them: NUM_BIAS).

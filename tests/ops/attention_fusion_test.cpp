@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ops/attention.h"
+#include "ops/conv_cases.h"
 #include "ops/op_harness.h"
 #include "plan/compile.h"
 #include "runtime/model_data.h"
@@ -108,6 +109,73 @@ TEST(AttentionFusionOp, HeadDimension128) {
     a.heads = 2, a.seq = 70, a.headDim = 128;
     a.seed = 41;
     expectAttention(a, "2 heads of 128 over 70 tokens");
+}
+
+// The tensor-core kernel (shaders/attention_cm.comp) with its matrix operations emulated, as
+// lavapipe runs it (no device here has cooperative matrices but the GPU machine): fp16
+// against the CPU, in both sync modes, on the variant the plan names (so the comparison is
+// not of the portable kernel). 32 KiB of shared memory, as lavapipe has.
+void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<NamedTensor> in;
+    const OnnxBuilder b = attentionModel(a, &in);
+    DeviceDescription dev;
+    dev.facts.sharedMemoryBytes = 32 * 1024;
+    dev.kernels.emulateCooperativeMatrix = true;
+    InputShapes shapes;
+    for (const auto& t : in) shapes.emplace_back(t.name, t.tensor.shape());
+    const auto kernels = planKernels(b, shapes, dev, Precision::Float16);
+    EXPECT_NE(std::find(kernels.begin(), kernels.end(), kernel), kernels.end()) << what << ": not on " << kernel;
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.kernels.emulateCooperativeMatrix = true;
+    expectGpuMatchesCpuWith(b, in, what + " on " + kernel, kFp16, o);
+}
+
+TEST(AttentionCoopmatOp, VitTokens) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;  // 197 tokens: 4 row blocks of 64, 7 key blocks of 32 (the last of 5)
+    a.heads = 2;
+    expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64");
+}
+
+TEST(AttentionCoopmatOp, SwinWindowsBiasAndShiftedMask) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;
+    a.batch = 2, a.windows = 4, a.heads = 3, a.seq = 49, a.headDim = 32;
+    a.scale = AttentionBlock::Scale::Q;
+    a.bias = true;
+    a.mask = true;
+    a.seed = 11;
+    expectCoopmatAttention(a, "attention_cm_dv32_emu", "Swin 2 images x 4 windows, bias and mask");
+}
+
+TEST(AttentionCoopmatOp, HeadDimensionsOffTheFragments) {
+    VKINFER_REQUIRE_GPU();
+    // Head dimensions that are not multiples of 16 (zero-padded in shared memory), sequence
+    // lengths off the 16-row and 32-key blocks, one query.
+    for (int64_t s : {1, 17, 50}) {
+        AttentionBlock a;
+        a.heads = 2, a.seq = s, a.headDim = 24;
+        a.seed = static_cast<uint32_t>(60 + s);
+        expectCoopmatAttention(a, "attention_cm_dv32_emu", std::to_string(s) + " tokens x 24");
+    }
+    AttentionBlock narrow;
+    narrow.heads = 4, narrow.seq = 16, narrow.headDim = 8;  // Swin-small's windows: one fragment
+    narrow.seed = 71;
+    expectCoopmatAttention(narrow, "attention_cm_dv16_emu", "16 tokens x 8");
+    AttentionBlock cross;
+    cross.batch = 2, cross.heads = 3, cross.seq = 37, cross.kvSeq = 45, cross.headDim = 40;
+    cross.seed = 31;
+    expectCoopmatAttention(cross, "attention_cm_dv64_emu", "cross-attention 37 queries x 45 keys x 40");
+}
+
+TEST(AttentionCoopmatOp, HeadDimension128) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a;  // one warp per workgroup in 32 KiB
+    a.heads = 2, a.seq = 70, a.headDim = 128;
+    a.seed = 41;
+    expectCoopmatAttention(a, "attention_cm_dv128_emu", "2 heads of 128 over 70 tokens");
 }
 
 }  // namespace

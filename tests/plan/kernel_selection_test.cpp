@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "ops/attention_select.h"
 #include "ops/conv/select.h"
 #include "ops/conv/transpose_tile.h"
 #include "ops/gemm/select.h"
@@ -438,6 +439,62 @@ TEST(GemmSelection, ParallelBranchesAreNotSplit) {
     const KernelTarget t = resolveKernelTarget(h200(), {});
     EXPECT_GT(selectGemm(p, DataType::Float32, false, t).splits, 1);
     EXPECT_EQ(selectGemm(p, DataType::Float32, true, t).splits, 1);
+}
+
+std::string describe(const AttentionChoice& c) {
+    if (!c.coopmat) return "portable";
+    return "coopmat " + std::to_string(c.warps) + " warps, d " + std::to_string(c.paddedD) + ", dv " +
+           std::to_string(16 * c.outChunks);
+}
+
+AttentionLayout attention(int64_t S, int64_t L, int64_t D, int64_t DV) {
+    AttentionLayout l;
+    l.S = S, l.L = L, l.D = D, l.DV = DV;
+    return l;
+}
+
+TEST(AttentionSelection, PerDeviceTable) {
+    struct Row {
+        const char* what;
+        AttentionLayout l;
+        // H200 fp16, lavapipe fp16 with the tensor cores emulated, H200 fp32, GPU without tensor cores fp16.
+        std::array<const char*, 4> expected;
+    };
+    static const std::vector<Row> rows = {
+        {"ViT-B/16 197 tokens x 64", attention(197, 197, 64, 64),
+         {"coopmat 4 warps, d 64, dv 64", "coopmat 4 warps, d 64, dv 64", "portable", "portable"}},
+        {"Swin-T window 49 x 32", attention(49, 49, 32, 32),
+         {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
+        {"SwinIR window 64 x 30", attention(64, 64, 30, 30),
+         {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
+        // Few query rows take fewer warps; a head dimension of 40 or 80 rounds v up to 64 or 128.
+        {"tiny_vit 17 tokens x 32", attention(17, 17, 32, 32),
+         {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
+        {"cross 37 x 45 x 40", attention(37, 45, 40, 40),
+         {"coopmat 3 warps, d 48, dv 64", "coopmat 3 warps, d 48, dv 64", "portable", "portable"}},
+        // 128 wide: four warps fit the H200's 48 KiB, one lavapipe's 32 KiB.
+        {"heads of 128", attention(70, 70, 128, 128),
+         {"coopmat 4 warps, d 128, dv 128", "coopmat 1 warps, d 128, dv 128", "portable", "portable"}},
+        {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
+         {"portable", "portable", "portable", "portable"}},
+    };
+    KernelPolicy emulate;
+    emulate.emulateCooperativeMatrix = true;
+    for (const Row& r : rows) {
+        SCOPED_TRACE(r.what);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(h200(), {}))), r.expected[0]);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(lavapipe(), emulate))),
+                  r.expected[1]);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float32, resolveKernelTarget(h200(), {}))), r.expected[2]);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(gpuWithoutCoopmat(), {}))),
+                  r.expected[3]);
+    }
+    // What the chosen warps declare fits the device's shared memory; one more warp would not
+    // (the choice takes as many as fit, up to the query rows' need).
+    const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
+                                              resolveKernelTarget(lavapipe(), emulate));
+    EXPECT_LE(coopmatAttentionSharedBytes(c.warps, c.paddedD, c.outChunks), 32u * 1024);
+    EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, c.paddedD, c.outChunks), 32u * 1024);
 }
 
 TEST(KernelTarget, PolicyResolvedAgainstTheFacts) {

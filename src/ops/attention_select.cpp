@@ -1,0 +1,41 @@
+#include "ops/attention_select.h"
+
+#include <algorithm>
+
+#include "kernels/families/attention_cm.h"
+
+namespace vkinfer::ops {
+
+namespace {
+
+uint32_t roundUp16(int64_t v) { return static_cast<uint32_t>((v + 15) / 16 * 16); }
+
+}  // namespace
+
+uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t outChunks) {
+    // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k^T, v) in halves with
+    // rows 8 halves longer than their data; Cs (a 16 x 20 float staging tile per warp) and the
+    // lanes' exchange (a float each).
+    const uint64_t keys = static_cast<uint64_t>(kernels::attention_cm::KEY_BLOCK), w = warps;
+    const uint64_t halves = 16 * w * (paddedD + 8) + w * 16 * (keys + 8) + paddedD * (keys + 8) +
+                            keys * (16 * outChunks + 8);
+    return 2 * halves + 4 * (w * 16 * 20) + 4 * (32 * w);
+}
+
+AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t) {
+    AttentionChoice c;
+    if (type != DataType::Float16 || !t.cooperativeMatrix || l.D > 128 || l.DV > 128) return c;
+    const uint32_t dv = roundUp16(l.DV) / 16;
+    const uint32_t chunks = dv <= 1 ? 1 : dv <= 2 ? 2 : dv <= 4 ? 4 : 8;
+    const uint32_t paddedD = roundUp16(l.D);
+    uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>((l.S + 15) / 16, 1, 4));
+    while (warps > 0 && coopmatAttentionSharedBytes(warps, paddedD, chunks) > t.facts.sharedMemoryBytes) --warps;
+    if (warps == 0) return c;
+    c.coopmat = true;
+    c.warps = warps;
+    c.paddedD = paddedD;
+    c.outChunks = chunks;
+    return c;
+}
+
+}  // namespace vkinfer::ops

@@ -1,0 +1,33 @@
+// Which kernel runs a fused attention (ops/attention.h): a pure function of the problem, the
+// element type and the device's described capabilities (ops/kernel_target.h), so that a plan
+// for a device can be checked without it.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/attention.h"
+#include "ops/kernel_target.h"
+#include "vkinfer/tensor.h"
+
+namespace vkinfer::ops {
+
+struct AttentionChoice {
+    // shaders/attention_cm.comp (both products on cooperative matrices) rather than
+    // shaders/attention.comp (float32 arithmetic on the scalar units).
+    bool coopmat = false;
+    // With coopmat: warps per workgroup (16 query rows each), D rounded up to 16, and the
+    // output's 16-column chunks per row (DV rounded up to 16, then to the kernel's 1, 2, 4 or 8).
+    uint32_t warps = 0;
+    uint32_t paddedD = 0;
+    uint32_t outChunks = 0;
+};
+
+// float16 attention takes the cooperative matrices wherever the target has them and the head
+// dimensions (at most 128) fit its shared memory with one warp at least: up to four warps,
+// fewer where the query rows need fewer or the memory takes fewer.
+AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
+
+// The shared memory attention_cm.comp declares for these constants, in bytes.
+uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t outChunks);
+
+}  // namespace vkinfer::ops
