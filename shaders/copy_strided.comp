@@ -12,13 +12,19 @@
 layout(std430, binding = 0) writeonly buffer Out { OUT_ELEM y[]; };
 layout(std430, binding = 1) readonly buffer In { IN_ELEM x[]; };
 
+// The dims as specialization constants (SPEC_RANK != 0): once specialized, the loop below has a
+// constant trip count and every division a constant divisor.
+uint specDim(int d) { return d == 0 ? DIM0 : d == 1 ? DIM1 : d == 2 ? DIM2 : d == 3 ? DIM3 : d == 4 ? DIM4 : DIM5; }
+
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     if (idx >= p.count) return;
     uint rem = idx, src = p.inOffset, dst = p.outOffset;
-    for (int d = int(p.rank) - 1; d >= 0; --d) {
-        uint c = rem % p.dims[d];
-        rem /= p.dims[d];
+    const bool specialized = SPEC_RANK != 0u;
+    for (int d = int(specialized ? SPEC_RANK : p.rank) - 1; d >= 0; --d) {
+        uint n = specialized ? specDim(d) : p.dims[d];
+        uint c = rem % n;
+        rem /= n;
         src += c * p.inStride[d];
         dst += c * p.outStride[d];
     }

@@ -102,6 +102,12 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
     p.outOffset = static_cast<uint32_t>(outOffset);
     Dispatch& d = ctx.emit(kernel);
     d.setPush(p);
+    if (count >= kSpecializedCopyElements) {
+        using namespace kernels::copy_strided;
+        d.setSpec(kSpecRank, p.rank);
+        const SpecId dimIds[6] = {kDim0, kDim1, kDim2, kDim3, kDim4, kDim5};
+        for (size_t i = 0; i < dims.size(); ++i) d.setSpec(dimIds[i], p.dims[i]);
+    }
     setLaunch1d(d, count);
     d.bindings = {writeOf(dst), readOf(src)};
 }

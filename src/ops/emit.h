@@ -51,6 +51,11 @@ void emitDepthToSpace(LowerContext& ctx, const Node& n, int src, int dst, int64_
 // move as they are).
 enum class FloatConversion { None, F32ToF16, F16ToF32 };
 FloatConversion floatConversion(DataType from, DataType to);
+// Copies of at least this many elements get their dims as specialization constants (one
+// pipeline per shape, divisions by constants; shaders/copy_strided.comp); smaller ones share
+// the pipeline that reads them from push constants, where a pipeline per shape would cost
+// more to build than its divisions cost to run.
+inline constexpr int64_t kSpecializedCopyElements = int64_t{1} << 20;
 // Strided copy on the GPU: walks the index space `dims` of the output, reading `src`
 // through `inStride` and writing `dst` through `outStride` (strides and offsets in elements
 // of `elemSize` bytes: 1, 2, 4 or a multiple of 4). Emits nothing for an empty space.
