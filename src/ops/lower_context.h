@@ -132,7 +132,7 @@ inline Binding writeOf(int value) { return {TensorRef{value}, Access::Write}; }
 
 // Spec constants 3..5 carry the fused activation (kind, alpha, beta) in every kernel.
 inline void setActivation(Dispatch& d, const graph::Activation& act) {
-    d.spec.resize(3, 0);
+    if (d.spec.size() < 3) d.spec.resize(3, 0);  // keeps the constants set before it (ids 6 on)
     d.spec[0] = static_cast<uint32_t>(act.kind);
     uint32_t a, b;
     std::memcpy(&a, &act.alpha, 4);

@@ -5,6 +5,7 @@
 // float32; and BatchNormalization (inference, and training mode's
 // batch statistics with running-statistics outputs). passes/fusion folds a BatchNormalization
 // with constant statistics into the Conv before it.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -12,6 +13,7 @@
 #include "kernels/families/batchnorm_stats.h"
 #include "kernels/families/channel_affine.h"
 #include "kernels/families/norm.h"
+#include "kernels/families/norm_split.h"
 #include "ops/activation.h"
 #include "ops/broadcast.h"
 #include "ops/cpu_copy.h"
@@ -170,6 +172,39 @@ int paramFor(LowerContext& ctx, const Node& n, size_t i, const Shape& normalized
     return ctx.addConstant(n.name + "_param", expandParam(n, t, normalized));
 }
 
+// Few long rows in chunks (normChunks): the chunks' statistics into a float32 scratch, then
+// each row's combined and applied, over (chunk, row) workgroups (shaders/norm_split.comp).
+void lowerChunkedNorm(LowerContext& ctx, const Node& n, const NormLayout& l, int64_t chunks, DataType type, int scale,
+                      int bias) {
+    namespace k = kernels::norm_split;
+    const int64_t chunkLen = (l.len + chunks - 1) / chunks;
+    chunks = (l.len + chunkLen - 1) / chunkLen;  // none empty
+    if (l.rows > 65535) unsupported(n, "{} rows in chunks (at most 65535)", l.rows);
+    k::Push p{};
+    p.len = u32(l.len);
+    p.C = u32(l.C);
+    p.epsilon = n.attrFloat("epsilon", 1e-5f);
+    p.inner = u32(l.inner);
+    p.chunks = u32(chunks);
+    p.chunkLen = u32(chunkLen);
+    const int part = ctx.addScratch(n.name + "_chunk_stats", DataType::Float32, {l.rows, chunks, 2});
+    for (const k::Pass pass : {k::Pass::partial, k::Pass::apply}) {
+        Dispatch& d = ctx.emit(typedKernel(n, k::variant(pass, type), "norm_split", type));
+        d.localSize = {256, 1, 1};
+        d.groups = {u32(chunks), u32(l.rows), 1};
+        d.setPush(p);
+        if (pass == k::Pass::apply) setActivation(d, n.activation);
+        d.setSpec(k::kAffine, l.affine);
+        d.setSpec(k::kHasBias, bias >= 0 ? 1 : 0);
+        if (pass == k::Pass::partial) {
+            d.bindings = {writeOf(part), readOf(n.inputs[0])};
+        } else {
+            d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias >= 0 ? bias : scale),
+                          readOf(part)};
+        }
+    }
+}
+
 void lowerNorm(LowerContext& ctx, const Node& n) {
     const Shape x = ctx.value(n.inputs[0]).shape;  // a copy: paramFor may grow the value table
     NormLayout l = normLayout(n, x, ctx.value(n.inputs[1]).elementCount());
@@ -189,6 +224,11 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     Shape statShape = {l.rows};
     if (stats && meanOut < 0) meanOut = ctx.addScratch(n.name + "_mean", type, statShape);
     if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", type, statShape);
+    const int64_t chunks = normChunks(l.rows, l.len);
+    if (!stats && l.stride == 1 && chunks > 1) {
+        lowerChunkedNorm(ctx, n, l, chunks, type, scale, hasBias ? bias : -1);
+        return;
+    }
     // Strided rows (the channel norm): one invocation per row, so neighbouring invocations read
     // neighbouring pixels; a workgroup per row would read one element per row stride.
     bool perThread = l.stride > 1 || rowPerThread(l.rows, l.len);
@@ -380,6 +420,12 @@ void registerNormalizationOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"InstanceNormalization", 6, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"GroupNormalization", 18, 1000, inferNorm, evalNorm, lowerNorm}));
     t.push_back(withFp16({"BatchNormalization", 1, 1000, inferBatchNorm, evalBatchNorm, lowerBatchNorm}));
+}
+
+int64_t normChunks(int64_t rows, int64_t len) {
+    if (rows >= 512 || len < 16384) return 1;
+    const int64_t chunks = std::min<int64_t>({256, std::max<int64_t>(2, (1024 + rows - 1) / rows), len / 4096});
+    return chunks >= 2 ? chunks : 1;
 }
 
 }  // namespace vkinfer::ops

@@ -12,6 +12,7 @@
 #include "ops/conv/select.h"
 #include "ops/conv/transpose_tile.h"
 #include "ops/gemm/select.h"
+#include "ops/normalization.h"
 
 namespace vkinfer::ops {
 namespace {
@@ -495,6 +496,17 @@ TEST(AttentionSelection, PerDeviceTable) {
                                               resolveKernelTarget(lavapipe(), emulate));
     EXPECT_LE(coopmatAttentionSharedBytes(c.warps, c.paddedD, c.outChunks), 32u * 1024);
     EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, c.paddedD, c.outChunks), 32u * 1024);
+}
+
+TEST(NormSelection, FewLongRowsInChunks) {
+    EXPECT_EQ(normChunks(4, 160 * 161), 6) << "InstanceNorm over a 160x161 map: chunks of 4 Ki and more";
+    EXPECT_EQ(normChunks(1, int64_t{1} << 22), 256) << "at most 256 chunks";
+    EXPECT_EQ(normChunks(300, 20000), 4) << "about 1024 workgroups";
+    EXPECT_EQ(normChunks(64, 1920 * 1080), 16);
+    EXPECT_EQ(normChunks(512, int64_t{1} << 20), 1) << "rows enough to fill the GPU";
+    EXPECT_EQ(normChunks(8, 16383), 1) << "rows too short to split";
+    EXPECT_EQ(normChunks(200, 16384), 4);
+    EXPECT_EQ(normChunks(511, 8192 * 2), 3) << "3 x 511 rows: at least 1024 workgroups";
 }
 
 TEST(KernelTarget, PolicyResolvedAgainstTheFacts) {
