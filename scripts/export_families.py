@@ -436,6 +436,8 @@ FAMILIES = {
     "fsrcnn_x2_960x540": (Fsrcnn, [(1, 3, 540, 960)]),
     "dncnn_960x540": (DnCnn, [(1, 3, 540, 960)]),
     "rife_960x544": (Rife, [(1, 3, 544, 960), (1, 3, 544, 960)]),
+    # GroupNorm over a whole frame: few long rows (ops::normChunks).
+    "gn_unet_960x544": (GnUnet, [(1, 3, 544, 960)]),
 }
 
 
