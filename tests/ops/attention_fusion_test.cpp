@@ -49,6 +49,18 @@ void expectAttention(const AttentionBlock& a, const std::string& what) {
     expectGpuMatchesCpuWith(b, in, what + " unfused", opTolerance(), off);
 }
 
+// Swin's shifted windows: 2 images x 4 windows of 49 tokens, 3 heads of 32, the scale on q, a
+// relative-position bias and the shifted-window mask.
+AttentionBlock shiftedSwinWindows() {
+    AttentionBlock a;
+    a.batch = 2, a.windows = 4, a.heads = 3, a.seq = 49, a.headDim = 32;
+    a.scale = AttentionBlock::Scale::Q;
+    a.bias = true;
+    a.mask = true;
+    a.seed = 11;
+    return a;
+}
+
 TEST(AttentionFusionOp, VitTokens) {
     VKINFER_REQUIRE_GPU();
     AttentionBlock a;  // 197 tokens, 6 heads of 64, scale on q and k
@@ -66,12 +78,7 @@ TEST(AttentionFusionOp, VitBatch2ScaleAfterProduct) {
 
 TEST(AttentionFusionOp, SwinWindowsBiasAndShiftedMask) {
     VKINFER_REQUIRE_GPU();
-    AttentionBlock a;
-    a.batch = 2, a.windows = 4, a.heads = 3, a.seq = 49, a.headDim = 32;
-    a.scale = AttentionBlock::Scale::Q;
-    a.bias = true;
-    a.mask = true;
-    a.seed = 11;
+    AttentionBlock a = shiftedSwinWindows();
     expectAttention(a, "Swin 2 images x 4 windows, bias and mask");
     a.mask = false;  // (an unshifted block: the bias alone)
     expectAttention(a, "Swin 2 images x 4 windows, bias");
@@ -141,12 +148,7 @@ TEST(AttentionCoopmatOp, VitTokens) {
 
 TEST(AttentionCoopmatOp, SwinWindowsBiasAndShiftedMask) {
     VKINFER_REQUIRE_GPU();
-    AttentionBlock a;
-    a.batch = 2, a.windows = 4, a.heads = 3, a.seq = 49, a.headDim = 32;
-    a.scale = AttentionBlock::Scale::Q;
-    a.bias = true;
-    a.mask = true;
-    a.seed = 11;
+    AttentionBlock a = shiftedSwinWindows();
     expectCoopmatAttention(a, "attention_cm_dv32_emu", "Swin 2 images x 4 windows, bias and mask");
 }
 
