@@ -103,6 +103,10 @@ struct KernelPolicy {
     // the scores never reach memory. false: the nodes as they are, to compare them.
     // VKINFER_FUSE_ATTENTION=off sets false.
     bool fuseAttention = true;
+    // Fused attention in float16 on the cooperative matrices where the device has them
+    // (shaders/attention_cm.comp); false: on the portable kernel (shaders/attention.comp) like
+    // float32, to compare them. VKINFER_ATTENTION=portable sets false.
+    bool coopmatAttention = true;
     // A Cast between float32 and float16 next to a Pad, DepthToSpace, SpaceToDepth or
     // Transpose (Precision::Float16's casts of the graph's inputs and outputs, mostly) is done
     // by that copy as it moves the elements, with the same rounding (passes/cast_folding.h):

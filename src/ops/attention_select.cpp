@@ -24,7 +24,7 @@ uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t 
 
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t) {
     AttentionChoice c;
-    if (type != DataType::Float16 || !t.cooperativeMatrix || l.D > 128 || l.DV > 128) return c;
+    if (type != DataType::Float16 || !t.coopmatAttention || l.D > 128 || l.DV > 128) return c;
     const uint32_t dv = roundUp16(l.DV) / 16;
     const uint32_t chunks = dv <= 1 ? 1 : dv <= 2 ? 2 : dv <= 4 ? 4 : 8;
     const uint32_t paddedD = roundUp16(l.D);

@@ -23,6 +23,8 @@ struct KernelTarget {
     bool smallGrid = false;
     bool smallGridAlways = false;
     DirectConv directConv = DirectConv::Auto;
+    // Fused attention may take the cooperative matrices (with cooperativeMatrix).
+    bool coopmatAttention = false;
 
     // The tensor-core variant suffix: "_emu" (emulated in plain GLSL) or "_nv".
     const char* coopmatSuffix() const { return emulateCooperativeMatrix ? "_emu" : "_nv"; }

@@ -70,6 +70,18 @@ TEST(Environment, SmallConvSetOnlyWhatIsLeftAtAuto) {
               "invalid argument: VKINFER_SMALL_CONV must be auto, off or few-tiles (got 'all')");
 }
 
+TEST(Environment, AttentionPortableKeepsAttentionOffTheTensorCores) {
+    EXPECT_TRUE(env::applyToKernelPolicy({}).coopmatAttention);
+    ScopedVariable portable("VKINFER_ATTENTION", "portable");
+    EXPECT_FALSE(env::applyToKernelPolicy({}).coopmatAttention);
+    EXPECT_TRUE(env::applyToKernelPolicy({}).cooperativeMatrix) << "the other tensor-core kernels stay";
+    ScopedVariable autoValue("VKINFER_ATTENTION", "auto");
+    EXPECT_TRUE(env::applyToKernelPolicy({}).coopmatAttention);
+    ScopedVariable bad("VKINFER_ATTENTION", "coopmat");
+    EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
+              "invalid argument: VKINFER_ATTENTION must be auto or portable (got 'coopmat')");
+}
+
 TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {
     EXPECT_TRUE(env::applyToKernelPolicy({}).subPixelDeconv);
     ScopedVariable gather("VKINFER_DECONV", "gather");

@@ -490,6 +490,11 @@ TEST(AttentionSelection, PerDeviceTable) {
         EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(gpuWithoutCoopmat(), {}))),
                   r.expected[3]);
     }
+    KernelPolicy portable;
+    portable.coopmatAttention = false;  // VKINFER_ATTENTION=portable
+    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16,
+                                       resolveKernelTarget(h200(), portable))),
+              "portable");
     // What the chosen warps declare fits the device's shared memory; one more warp would not
     // (the choice takes as many as fit, up to the query rows' need).
     const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
