@@ -104,9 +104,11 @@ struct KernelPolicy {
     // VKINFER_FUSE_ATTENTION=off sets false.
     bool fuseAttention = true;
     // Fused attention in float16 on the cooperative matrices where the device has them
-    // (shaders/attention_cm.comp); false: on the portable kernel (shaders/attention.comp) like
-    // float32, to compare them. VKINFER_ATTENTION=portable sets false.
-    bool coopmatAttention = true;
+    // (shaders/attention_cm.comp) rather than on the portable kernel (shaders/attention.comp),
+    // as float32 runs. Off by default until the kernel has run on a device with cooperative
+    // matrices (it is tested emulated; docs/BENCHMARKS.md). VKINFER_ATTENTION=coopmat sets
+    // true, =portable false.
+    bool coopmatAttention = false;
     // A Cast between float32 and float16 next to a Pad, DepthToSpace, SpaceToDepth or
     // Transpose (Precision::Float16's casts of the graph's inputs and outputs, mostly) is done
     // by that copy as it moves the elements, with the same rounding (passes/cast_folding.h):

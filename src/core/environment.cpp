@@ -49,7 +49,8 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     if (choice("VKINFER_FUSE_POINTWISE", {"on", "off"}) == 1) policy.fusePointwise = false;
     if (choice("VKINFER_FOLD_CASTS", {"on", "off"}) == 1) policy.foldCasts = false;
     if (choice("VKINFER_FUSE_ATTENTION", {"on", "off"}) == 1) policy.fuseAttention = false;
-    if (choice("VKINFER_ATTENTION", {"auto", "portable"}) == 1) policy.coopmatAttention = false;
+    const int attention = choice("VKINFER_ATTENTION", {"auto", "portable", "coopmat"});
+    if (attention > 0) policy.coopmatAttention = attention == 2;
     return policy;
 }
 

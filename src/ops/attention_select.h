@@ -22,8 +22,8 @@ struct AttentionChoice {
     uint32_t outChunks = 0;
 };
 
-// float16 attention takes the cooperative matrices wherever the target has them (and the
-// policy allows them: KernelPolicy::coopmatAttention) and the head
+// float16 attention takes the cooperative matrices where the policy asks for them
+// (KernelPolicy::coopmatAttention, off by default), the target has them and the head
 // dimensions (at most 128) fit its shared memory with one warp at least: up to four warps,
 // fewer where the query rows need fewer or the memory takes fewer.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);

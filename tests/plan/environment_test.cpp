@@ -70,16 +70,20 @@ TEST(Environment, SmallConvSetOnlyWhatIsLeftAtAuto) {
               "invalid argument: VKINFER_SMALL_CONV must be auto, off or few-tiles (got 'all')");
 }
 
-TEST(Environment, AttentionPortableKeepsAttentionOffTheTensorCores) {
+TEST(Environment, AttentionKernelChosenByName) {
+    EXPECT_FALSE(env::applyToKernelPolicy({}).coopmatAttention) << "opt-in until run on a tensor-core device";
+    ScopedVariable coopmat("VKINFER_ATTENTION", "coopmat");
     EXPECT_TRUE(env::applyToKernelPolicy({}).coopmatAttention);
+    KernelPolicy set;
+    set.coopmatAttention = true;
     ScopedVariable portable("VKINFER_ATTENTION", "portable");
-    EXPECT_FALSE(env::applyToKernelPolicy({}).coopmatAttention);
+    EXPECT_FALSE(env::applyToKernelPolicy(set).coopmatAttention);
     EXPECT_TRUE(env::applyToKernelPolicy({}).cooperativeMatrix) << "the other tensor-core kernels stay";
     ScopedVariable autoValue("VKINFER_ATTENTION", "auto");
-    EXPECT_TRUE(env::applyToKernelPolicy({}).coopmatAttention);
-    ScopedVariable bad("VKINFER_ATTENTION", "coopmat");
+    EXPECT_TRUE(env::applyToKernelPolicy(set).coopmatAttention) << "auto leaves the caller's choice";
+    ScopedVariable bad("VKINFER_ATTENTION", "tensor");
     EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
-              "invalid argument: VKINFER_ATTENTION must be auto or portable (got 'coopmat')");
+              "invalid argument: VKINFER_ATTENTION must be auto, portable or coopmat (got 'tensor')");
 }
 
 TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {

@@ -479,22 +479,26 @@ TEST(AttentionSelection, PerDeviceTable) {
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
     };
-    KernelPolicy emulate;
+    // The tensor-core kernel asked for (VKINFER_ATTENTION=coopmat; opt-in for now).
+    KernelPolicy coopmat;
+    coopmat.coopmatAttention = true;
+    KernelPolicy emulate = coopmat;
     emulate.emulateCooperativeMatrix = true;
     for (const Row& r : rows) {
         SCOPED_TRACE(r.what);
-        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(h200(), {}))), r.expected[0]);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(h200(), coopmat))),
+                  r.expected[0]);
         EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(lavapipe(), emulate))),
                   r.expected[1]);
-        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float32, resolveKernelTarget(h200(), {}))), r.expected[2]);
-        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(gpuWithoutCoopmat(), {}))),
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float32, resolveKernelTarget(h200(), coopmat))),
+                  r.expected[2]);
+        EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(gpuWithoutCoopmat(), coopmat))),
                   r.expected[3]);
     }
-    KernelPolicy portable;
-    portable.coopmatAttention = false;  // VKINFER_ATTENTION=portable
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16,
-                                       resolveKernelTarget(h200(), portable))),
-              "portable");
+                                       resolveKernelTarget(h200(), {}))),
+              "portable")
+        << "the default policy keeps attention on the portable kernel";
     // What the chosen warps declare fits the device's shared memory; one more warp would not
     // (the choice takes as many as fit, up to the query rows' need).
     const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
