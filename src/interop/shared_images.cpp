@@ -228,6 +228,14 @@ struct SharedImage::Impl {
         VkDevice dev = context.impl()->device->handle();
         VK_CHECK(vkBindImageMemory(dev, image, memory, offset));
         VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+        // The view only for what vkinfer does with it (the shaders read and write it as a
+        // storage or sampled image): a view inherits the image's whole usage otherwise, and a
+        // renderer's COLOR_ATTACHMENT on a linear image whose format lacks that feature for
+        // linear tiling (R8G8B8A8 and R32 on NVIDIA's driver) makes the view invalid
+        // (VUID-VkImageViewCreateInfo-usage-02276).
+        VkImageViewUsageCreateInfo viewUsage{VK_STRUCTURE_TYPE_IMAGE_VIEW_USAGE_CREATE_INFO};
+        viewUsage.usage = desc.usage & (VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
+        if (viewUsage.usage != 0) vi.pNext = &viewUsage;
         vi.image = image;
         vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
         vi.format = desc.format;
