@@ -190,9 +190,14 @@ public:
         try {
             shared::receiveAll(peer.socket, &m, sizeof(m));
         } catch (const std::exception& e) {
+            // The socket closes as the process dies, a moment before it can be reaped: give it
+            // up to 2 s (50 ms was too little on a loaded machine) before calling it alive.
             int status = 0;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            pid_t done = waitpid(peer.pid, &status, WNOHANG);
+            pid_t done = 0;
+            for (int i = 0; i < 200 && done != peer.pid; ++i) {
+                done = waitpid(peer.pid, &status, WNOHANG);
+                if (done != peer.pid) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
             std::string fate = done == peer.pid ? "the renderer process " + describeExit(status)
                                                 : std::string("the renderer process is still running");
             if (done == peer.pid) peer.pid = -1;
