@@ -455,9 +455,16 @@ Result<int> exportTimelineSemaphore(Session& session);
 // where the device offers it). docs/INTEGRATION.md chapter 3 says which tiling to pick.
 
 // From a described query result, without a device: `formatResult` of
-// vkGetPhysicalDeviceImageFormatProperties2 and the VkExternalMemoryFeatureFlags it reported.
+// vkGetPhysicalDeviceImageFormatProperties2 and the VkExternalMemoryFeatureFlags it reported,
+// and `tilingFeatures`, the format's features for the description's tiling
+// (VkFormatProperties::linearTilingFeatures or optimalTilingFeatures; all by default). Each
+// usage needs its format feature (SAMPLED_IMAGE, STORAGE_IMAGE, COLOR_ATTACHMENT,
+// TRANSFER_SRC, TRANSFER_DST), which a driver's format query above need not enforce: NVIDIA's
+// accepts a linear R8G8B8A8 color attachment that its format features do not have, and the
+// validation layer then refuses the image's views.
 ImageSharingSupport describeImageSharing(const SharedImageDesc& desc, VkResult formatResult,
-                                         VkExternalMemoryFeatureFlags features, VkExtent3D maxExtent);
+                                         VkExternalMemoryFeatureFlags features, VkExtent3D maxExtent,
+                                         VkFormatFeatureFlags tilingFeatures = ~VkFormatFeatureFlags{0});
 // On the context's device (Unsupported naming the extension where the handle type's is not
 // enabled); width and height, when given, are checked against the maximum extent.
 ImageSharingSupport queryImageSharing(const Context& context, const SharedImageDesc& desc);

@@ -88,8 +88,20 @@ const std::vector<VkFormat>& sharedImageFormats() {
     return formats;
 }
 
+// The format features `usage` needs.
+VkFormatFeatureFlags featuresFor(VkImageUsageFlags usage) {
+    VkFormatFeatureFlags f = 0;
+    if (usage & VK_IMAGE_USAGE_SAMPLED_BIT) f |= VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    if (usage & VK_IMAGE_USAGE_STORAGE_BIT) f |= VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT;
+    if (usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) f |= VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT;
+    if (usage & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) f |= VK_FORMAT_FEATURE_TRANSFER_SRC_BIT;
+    if (usage & VK_IMAGE_USAGE_TRANSFER_DST_BIT) f |= VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    return f;
+}
+
 ImageSharingSupport describeImageSharing(const SharedImageDesc& desc, VkResult formatResult,
-                                         VkExternalMemoryFeatureFlags features, VkExtent3D maxExtent) {
+                                         VkExternalMemoryFeatureFlags features, VkExtent3D maxExtent,
+                                         VkFormatFeatureFlags tilingFeatures) {
     ImageSharingSupport s;
     s.desc = desc;
     if (formatResult == VK_SUCCESS) {
@@ -104,7 +116,11 @@ ImageSharingSupport describeImageSharing(const SharedImageDesc& desc, VkResult f
                                 formatResult == VK_ERROR_FORMAT_NOT_SUPPORTED
                                     ? "vkGetPhysicalDeviceImageFormatProperties2: VK_ERROR_FORMAT_NOT_SUPPORTED"
                                     : vk::resultName(formatResult));
-    else if (!s.exportable && !s.importable)
+    else if (const VkFormatFeatureFlags missing = featuresFor(desc.usage) & ~tilingFeatures) {
+        s.refusal = fmt::format("the device's format features for a {} lack {} (vkGetPhysicalDeviceFormatProperties)",
+                                describe(desc), ::vk::to_string(static_cast<::vk::FormatFeatureFlags>(missing)));
+        s.exportable = s.importable = false;
+    } else if (!s.exportable && !s.importable)
         s.refusal = fmt::format("the device can neither export nor import a {}", describe(desc));
     else if ((desc.width > s.maxWidth || desc.height > s.maxHeight)) {
         s.refusal = fmt::format("a {} is at most {}x{}; {}x{} asked", describe(desc), s.maxWidth, s.maxHeight,
@@ -134,8 +150,13 @@ ImageSharingSupport queryImageSharing(const Context& context, const SharedImageD
     VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2};
     props.pNext = &extProps;
     VkResult r = vkGetPhysicalDeviceImageFormatProperties2(dev.physical(), &info, &props);
+    VkFormatProperties formatProps{};
+    vkGetPhysicalDeviceFormatProperties(dev.physical(), desc.format, &formatProps);
+    const VkFormatFeatureFlags tilingFeatures = desc.tiling == VK_IMAGE_TILING_LINEAR    ? formatProps.linearTilingFeatures
+                                                : desc.tiling == VK_IMAGE_TILING_OPTIMAL ? formatProps.optimalTilingFeatures
+                                                                                         : ~VkFormatFeatureFlags{0};
     return describeImageSharing(desc, r, extProps.externalMemoryProperties.externalMemoryFeatures,
-                                props.imageFormatProperties.maxExtent);
+                                props.imageFormatProperties.maxExtent, tilingFeatures);
 }
 
 namespace interop {

@@ -88,6 +88,27 @@ TEST(ImageSharing, FeaturesAndLimitsFromTheDescription) {
     EXPECT_TRUE(mentions(small.refusal, "1024x1024")) << small.refusal;
 }
 
+// A usage whose format feature the tiling lacks is refused even where the format query
+// accepted it (NVIDIA: a linear R8G8B8A8 color attachment), naming what is missing.
+TEST(ImageSharing, UsageNeedsItsFormatFeature) {
+    auto d = descOf(VK_FORMAT_R8G8B8A8_UNORM, VK_IMAGE_TILING_LINEAR,
+                    VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+    const VkExternalMemoryFeatureFlags both =
+        VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT | VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT;
+    const VkFormatFeatureFlags linearOnNvidia = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT |
+                                                VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
+    auto s = describeImageSharing(d, VK_SUCCESS, both, {16384, 16384, 1}, linearOnNvidia);
+    EXPECT_FALSE(s.exportable);
+    EXPECT_FALSE(s.importable);
+    EXPECT_TRUE(mentions(s.refusal, "ColorAttachment")) << s.refusal;
+    EXPECT_TRUE(mentions(s.refusal, "Linear")) << s.refusal;
+    EXPECT_FALSE(mentions(s.refusal, "TransferSrc }")) << "names only what is missing: " << s.refusal;
+    auto withFeature = describeImageSharing(d, VK_SUCCESS, both, {16384, 16384, 1},
+                                            linearOnNvidia | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT);
+    EXPECT_TRUE(withFeature.exportable && withFeature.importable) << withFeature.refusal;
+    EXPECT_TRUE(withFeature.refusal.empty()) << withFeature.refusal;
+}
+
 TEST(DrmModifiers, TiledCommonModifierFirstLinearLast) {
     constexpr uint64_t kLinear = 0, kTiledA = 0x0300000000606010ull, kTiledB = 0x0300000000606015ull;
     constexpr VkFormatFeatureFlags kSampled = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT;
