@@ -15,20 +15,7 @@ layout(std430, binding = 4) writeonly buffer BatchVar { T batchVar[]; };
 layout(std430, binding = 5) writeonly buffer RunMean { T runMean[]; };
 layout(std430, binding = 6) writeonly buffer RunVar { T runVar[]; };
 
-shared float partial[gl_WorkGroupSize.x];
-
-float workgroupSum(float v) {
-    uint lid = gl_LocalInvocationID.x;
-    partial[lid] = v;
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-        if (lid < s) partial[lid] += partial[lid + s];
-        barrier();
-    }
-    float r = partial[0];
-    barrier();
-    return r;
-}
+#include "workgroup_sum.glsl"
 
 void main() {
     uint c = gl_WorkGroupID.x;

@@ -21,20 +21,7 @@ layout(std430, binding = 4) writeonly buffer MeanOut { T meanOut[]; };
 layout(std430, binding = 5) writeonly buffer InvStdOut { T invStdOut[]; };
 #endif
 
-shared float partial[gl_WorkGroupSize.x];
-
-float workgroupSum(float v) {
-    uint lid = gl_LocalInvocationID.x;
-    partial[lid] = v;
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-        if (lid < s) partial[lid] += partial[lid + s];
-        barrier();
-    }
-    float r = partial[0];
-    barrier();
-    return r;
-}
+#include "workgroup_sum.glsl"
 
 void main() {
     bool perThread = PER_THREAD != 0u;

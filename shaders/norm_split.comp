@@ -24,20 +24,7 @@ layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
 layout(std430, binding = 4) readonly buffer Part { float part[]; };
 #endif
 
-shared float partial[gl_WorkGroupSize.x];
-
-float workgroupSum(float v) {
-    uint lid = gl_LocalInvocationID.x;
-    partial[lid] = v;
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-        if (lid < s) partial[lid] += partial[lid + s];
-        barrier();
-    }
-    float r = partial[0];
-    barrier();
-    return r;
-}
+#include "workgroup_sum.glsl"
 
 // Elements of chunk `chunk` (the last one holds what is left).
 uint chunkElements(uint chunk) { return min(p.chunkLen, p.len - chunk * p.chunkLen); }

@@ -174,8 +174,9 @@ int paramFor(LowerContext& ctx, const Node& n, size_t i, const Shape& normalized
 
 // Few long rows in chunks (normChunks): the chunks' statistics into a float32 scratch, then
 // each row's combined and applied, over (chunk, row) workgroups (shaders/norm_split.comp).
+// `bias` is bound (scale where there is none: unread, HAS_BIAS 0).
 void lowerChunkedNorm(LowerContext& ctx, const Node& n, const NormLayout& l, int64_t chunks, DataType type, int scale,
-                      int bias) {
+                      int bias, bool hasBias) {
     namespace k = kernels::norm_split;
     const int64_t chunkLen = (l.len + chunks - 1) / chunks;
     chunks = (l.len + chunkLen - 1) / chunkLen;  // none empty
@@ -195,12 +196,11 @@ void lowerChunkedNorm(LowerContext& ctx, const Node& n, const NormLayout& l, int
         d.setPush(p);
         if (pass == k::Pass::apply) setActivation(d, n.activation);
         d.setSpec(k::kAffine, l.affine);
-        d.setSpec(k::kHasBias, bias >= 0 ? 1 : 0);
+        d.setSpec(k::kHasBias, hasBias ? 1 : 0);
         if (pass == k::Pass::partial) {
             d.bindings = {writeOf(part), readOf(n.inputs[0])};
         } else {
-            d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias >= 0 ? bias : scale),
-                          readOf(part)};
+            d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias), readOf(part)};
         }
     }
 }
@@ -226,7 +226,7 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     if (stats && invStdOut < 0) invStdOut = ctx.addScratch(n.name + "_inv_std", type, statShape);
     const int64_t chunks = normChunks(l.rows, l.len);
     if (!stats && l.stride == 1 && chunks > 1) {
-        lowerChunkedNorm(ctx, n, l, chunks, type, scale, hasBias ? bias : -1);
+        lowerChunkedNorm(ctx, n, l, chunks, type, scale, bias, hasBias);
         return;
     }
     // Strided rows (the channel norm): one invocation per row, so neighbouring invocations read
