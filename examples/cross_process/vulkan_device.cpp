@@ -105,7 +105,9 @@ VulkanDevice::VulkanDevice(const char* applicationName, bool validate, const uin
 
     // vkinfer's features and extensions (queryDeviceRequirements lists the external-memory and
     // external-semaphore fd extensions among them where offered), plus timeline semaphores.
-    auto req = queryDeviceRequirements(physical);
+    // Under validation, what the installed layer knows (Debian 12's predates
+    // VK_KHR_cooperative_matrix).
+    auto req = queryDeviceRequirements(physical, {.validationLayerEnabled = validate});
     if (!req.ok()) throw std::runtime_error(req.status().toString());
     requirements_ = std::make_unique<DeviceRequirements>(std::move(req).value());
     VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

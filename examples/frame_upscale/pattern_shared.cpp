@@ -10,8 +10,9 @@
 //
 // Ordering between the two devices, chosen at run time (queryInteropCapabilities and the
 // renderer's own semaphore capabilities), printed by describe():
-//   A -> vkinfer: a semaphore the renderer exports (timeline where both sides can, else
-//                 binary) that vkinfer's submission waits on (importWaitSemaphore); else the
+//   A -> vkinfer: a semaphore the renderer exports: a timeline where both sides can, imported
+//                 once (importTimelineSemaphore) and waited at each frame's value
+//                 (waitTimelineValue); else a binary one per frame (importWaitSemaphore); else the
 //                 renderer waits on A's fence before Session::submit.
 //   vkinfer -> B: vkinfer's timeline semaphore (exportTimelineSemaphore), imported by the
 //                 renderer and waited on by B at the ticket's value; else Session::wait on
@@ -84,6 +85,12 @@ public:
         if (host.canExportSemaphore(true) && caps_.importTimelineSemaphoreFd) {
             toEngine_ = ToEngine::TimelineSemaphore;
             rendered_ = host.createSemaphore(true, true);
+            // Imported once; each frame only names the value to wait for.
+            int fd = host.exportSemaphoreFd(rendered_);
+            auto imported = vkinfer::importTimelineSemaphore(*session_, fd);
+            if (!imported.ok()) close(fd);  // a failed import leaves the fd with us
+            check(imported.status(), "importing the render timeline into the upscaler's session");
+            renderedInSession_ = *imported;
         } else if (host.canExportSemaphore(false) && caps_.importBinarySemaphoreFd) {
             toEngine_ = ToEngine::BinarySemaphore;
             for (auto& s : renderedBinary_) s = host.createSemaphore(false, true);
@@ -119,7 +126,8 @@ public:
                         "'; input and output tensors in the renderer's memory, exported as opaque fds and imported by "
                         "vkinfer (per frame slot); renderer -> vkinfer: ";
         s += toEngine_ == ToEngine::TimelineSemaphore
-                 ? "the renderer's timeline semaphore as an fd (importWaitSemaphore)"
+                 ? "the renderer's timeline semaphore as an fd, imported once (importTimelineSemaphore, "
+                   "waitTimelineValue)"
              : toEngine_ == ToEngine::BinarySemaphore ? "a binary semaphore as an fd (importWaitSemaphore)"
                                                       : "the host waits on the render fence (no semaphore fds)";
         s += "; vkinfer -> renderer: ";
@@ -187,10 +195,12 @@ protected:
         DEMO_VK(vkQueueSubmit(host_.queue, 1, &si, fenceA_[slot]));
         if (toEngine_ == ToEngine::HostWait) {
             waitFence(fenceA_[slot]);
+        } else if (toEngine_ == ToEngine::TimelineSemaphore) {
+            check(vkinfer::waitTimelineValue(*session_, renderedInSession_, renderedValue),
+                  "making the upscaler's next submission wait for the render");
         } else {
-            const bool isTimeline = toEngine_ == ToEngine::TimelineSemaphore;
             int fd = host_.exportSemaphoreFd(signal);
-            vkinfer::Status imported = vkinfer::importWaitSemaphore(*session_, fd, isTimeline, renderedValue);
+            vkinfer::Status imported = vkinfer::importWaitSemaphore(*session_, fd, false);
             if (!imported.ok()) close(fd);  // a failed import leaves the fd with us
             check(imported, "importing the render semaphore into the upscaler's next submission");
         }
@@ -276,6 +286,7 @@ private:
     ToEngine toEngine_ = ToEngine::HostWait;
     ToHost toHost_ = ToHost::HostWait;
     VkSemaphore rendered_ = VK_NULL_HANDLE;  // timeline: reaches renderedCount_ once that A finished
+    vkinfer::ImportedTimeline renderedInSession_;  // rendered_ as the session imported it
     uint64_t renderedCount_ = 0;
     std::array<VkSemaphore, kMaxSlots> renderedBinary_{};
     VkSemaphore engineTimeline_ = VK_NULL_HANDLE;  // vkinfer's timeline, imported

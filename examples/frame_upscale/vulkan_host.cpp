@@ -167,7 +167,7 @@ void VulkanHost::pickDevice(int deviceIndex) {
 void VulkanHost::createDevice() {
     // What vkinfer uses on this device, then the renderer's own wishes ORed into the same
     // structures (docs/INTEGRATION.md, "What to enable on your device").
-    auto req = vkinfer::queryDeviceRequirements(physical);
+    auto req = vkinfer::queryDeviceRequirements(physical, {.validationLayerEnabled = validation});
     if (!req.ok()) throw DemoError("querying what vkinfer uses on '" + deviceName + "': " + req.status().toString());
     requirements = std::make_unique<vkinfer::DeviceRequirements>(std::move(req).value());
     VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

@@ -29,7 +29,8 @@ namespace vkinfer {
 // What vkinfer uses on a device, for a host to enable before it creates its VkDevice
 // (compare IREE's iree_hal_vulkan_query_extensibility_set). Typical use:
 //
-//   auto req = vkinfer::queryDeviceRequirements(physicalDevice);   // Result<DeviceRequirements>
+//   auto req = vkinfer::queryDeviceRequirements(physicalDevice,     // Result<DeviceRequirements>
+//                                               {.validationLayerEnabled = validating});
 //   // OR your own features into req->features11() etc., or append your structures to the
 //   // chain's end; then:
 //   createInfo.pNext = req->featureChain();           // leave pEnabledFeatures null
@@ -78,9 +79,20 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+struct DeviceRequirementsOptions {
+    // Set when your instance enables VK_LAYER_KHRONOS_validation. Features the installed layer
+    // is too old to know are then left out of featureChain() and extensions(), as vkinfer's own
+    // contexts do under validation, so that vkCreateDevice is not reported for an unknown
+    // structure: today VK_KHR_cooperative_matrix with a layer older than 1.3.255 (Debian 12
+    // ships 1.3.239). vkinfer then uses VK_NV_cooperative_matrix where the device offers it.
+    // Without validation leave it false: nothing is left out.
+    bool validationLayerEnabled = false;
+};
+
 // Fails with Unsupported when the physical device cannot run vkinfer at all (Vulkan below
 // 1.2, no compute queue family), naming why.
-Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice);
+Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice,
+                                                   const DeviceRequirementsOptions& options = {});
 
 // The physical device's queue families (vkGetPhysicalDeviceQueueFamilyProperties), for
 // chooseAsyncComputeQueue (context.h): which queue to create for asynchronous compute.
@@ -590,5 +602,20 @@ Result<int> exportSignalSemaphore(Session& session, const Ticket& ticket);
 // (binary: signaled once; timeline: reach `value`). On success the fd belongs to the Vulkan
 // implementation; on failure to the caller.
 Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t value = 0);
+
+// A timeline semaphore another device, process or API exported as an opaque fd, imported once
+// so that submission after submission can wait on its values (waitTimelineValue): no fd to
+// export and no semaphore to import per frame, as importWaitSemaphore needs. The semaphore
+// lives as long as the session. On success the fd belongs to the Vulkan implementation; on
+// failure to the caller (Unsupported where timeline semaphores cannot be imported:
+// InteropCapabilities::importTimelineSemaphoreFd).
+struct ImportedTimeline {
+    uint32_t index = UINT32_MAX;  // the session's own numbering; the default names none
+};
+Result<ImportedTimeline> importTimelineSemaphore(Session& session, int fd);
+
+// Makes the session's next submission (Session::submit, submitInference) wait until the
+// imported timeline reaches `value`. InvalidArgument for a timeline this session did not import.
+Status waitTimelineValue(Session& session, ImportedTimeline timeline, uint64_t value);
 
 }  // namespace vkinfer

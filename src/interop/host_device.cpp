@@ -55,7 +55,8 @@ VkPhysicalDeviceFeatures2* DeviceRequirements::featureChain() { return &impl_->p
 VkPhysicalDeviceVulkan11Features& DeviceRequirements::features11() { return impl_->plan.chain->v11; }
 VkPhysicalDeviceVulkan12Features& DeviceRequirements::features12() { return impl_->plan.chain->v12; }
 
-Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice) {
+Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevice,
+                                                   const DeviceRequirementsOptions& options) {
     return guardResult<DeviceRequirements>([&] {
         if (!physicalDevice) fail(ErrorCode::InvalidArgument, "queryDeviceRequirements: the physical device is null");
         DeviceInfo info = vk::queryDeviceInfo(VK_NULL_HANDLE, physicalDevice, 0);
@@ -64,7 +65,8 @@ Result<DeviceRequirements> queryDeviceRequirements(VkPhysicalDevice physicalDevi
         if (!missing.empty()) failMissing(missing, fmt::format("device '{}'", info.name).c_str());
 
         auto impl = std::make_unique<DeviceRequirements::Impl>();
-        impl->plan = vk::planDeviceFeatures(physicalDevice);
+        impl->plan = vk::planDeviceFeatures(
+            physicalDevice, !options.validationLayerEnabled || vk::validationLayerKnowsKhrCooperativeMatrix());
         const auto& plan = impl->plan;
         for (const auto& use : vk::featureUses()) {
             DeviceRequirement r{use.name, use.where, use.required, false, false, use.enables};

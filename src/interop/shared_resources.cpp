@@ -231,40 +231,72 @@ Result<int> exportTimelineSemaphore(Session& session) {
     });
 }
 
+namespace {
+
+// A semaphore of the session's device with the payload of `fd` (opaque), after checking that
+// the device can import this kind; `what` names the public call in errors. On success the fd
+// is Vulkan's; on any failure it stays the caller's.
+VkSemaphore importSemaphoreFd(detail::SessionImpl& s, int fd, bool timeline, const char* what) {
+    const auto& dev = *s.ctx().device;
+    auto caps = interop::syncAndMemoryCapabilities(s.context);
+    if (!dev.enabled().externalSemaphoreFd && dev.info().externalSemaphoreFd)  // a host device wrapped without it
+        dev.require(false, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, what);
+    if (timeline) {
+        dev.require(dev.enabled().timelineSemaphore, "VkPhysicalDeviceVulkan12Features::timelineSemaphore",
+                    "waiting on an imported timeline semaphore");
+        if (!caps.importTimelineSemaphoreFd)
+            fail(ErrorCode::Unsupported, "device '{}' cannot import timeline semaphores from fds", s.ctx().info.name);
+    } else if (!caps.importBinarySemaphoreFd) {
+        fail(ErrorCode::Unsupported, "device '{}' cannot import binary semaphores from fds", s.ctx().info.name);
+    }
+    if (fd < 0) fail(ErrorCode::InvalidArgument, "{}: invalid fd {}", what, fd);
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    ci.pNext = timeline ? &type : nullptr;
+    VkSemaphore sem;
+    VK_CHECK(vkCreateSemaphore(dev.handle(), &ci, nullptr, &sem));
+    auto importFd = reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(dev.handle(), "vkImportSemaphoreFdKHR"));
+    VkImportSemaphoreFdInfoKHR ii{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
+    ii.semaphore = sem;
+    ii.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    ii.fd = fd;
+    VkResult r = importFd ? importFd(dev.handle(), &ii) : VK_ERROR_EXTENSION_NOT_PRESENT;
+    if (r != VK_SUCCESS) {
+        vkDestroySemaphore(dev.handle(), sem, nullptr);  // the fd stays the caller's
+        VK_CHECK_RESULT(r, "vkImportSemaphoreFdKHR");
+    }
+    return sem;
+}
+
+}  // namespace
+
 Status importWaitSemaphore(Session& session, int fd, bool timeline, uint64_t value) {
     return detail::guardDevice(*session.impl()->context.impl(), "importWaitSemaphore", [&] {
         detail::SessionImpl& s = *session.impl();
-        const auto& dev = *s.ctx().device;
-        auto caps = interop::syncAndMemoryCapabilities(s.context);
-        if (!dev.enabled().externalSemaphoreFd && dev.info().externalSemaphoreFd)  // a host device wrapped without it
-            dev.require(false, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME, "importWaitSemaphore");
-        if (timeline) {
-            dev.require(dev.enabled().timelineSemaphore, "VkPhysicalDeviceVulkan12Features::timelineSemaphore",
-                        "waiting on an imported timeline semaphore");
-            if (!caps.importTimelineSemaphoreFd)
-                fail(ErrorCode::Unsupported, "device '{}' cannot import timeline semaphores from fds", s.ctx().info.name);
-        } else if (!caps.importBinarySemaphoreFd) {
-            fail(ErrorCode::Unsupported, "device '{}' cannot import binary semaphores from fds", s.ctx().info.name);
-        }
-        if (fd < 0) fail(ErrorCode::InvalidArgument, "importWaitSemaphore: invalid fd {}", fd);
-        VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-        type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-        VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-        ci.pNext = timeline ? &type : nullptr;
-        VkSemaphore sem;
-        VK_CHECK(vkCreateSemaphore(dev.handle(), &ci, nullptr, &sem));
-        auto importFd =
-            reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(dev.handle(), "vkImportSemaphoreFdKHR"));
-        VkImportSemaphoreFdInfoKHR ii{VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR};
-        ii.semaphore = sem;
-        ii.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
-        ii.fd = fd;
-        VkResult r = importFd ? importFd(dev.handle(), &ii) : VK_ERROR_EXTENSION_NOT_PRESENT;
-        if (r != VK_SUCCESS) {
-            vkDestroySemaphore(dev.handle(), sem, nullptr);  // the fd stays the caller's
-            VK_CHECK(r);
-        }
+        VkSemaphore sem = importSemaphoreFd(s, fd, timeline, "importWaitSemaphore");
         s.pendingWaits.push_back({sem, timeline ? value : 0});
+    });
+}
+
+Result<ImportedTimeline> importTimelineSemaphore(Session& session, int fd) {
+    return detail::guardDeviceResult<ImportedTimeline>(*session.impl()->context.impl(), "importTimelineSemaphore", [&] {
+        detail::SessionImpl& s = *session.impl();
+        VkSemaphore sem = importSemaphoreFd(s, fd, true, "importTimelineSemaphore");
+        s.importedTimelines.push_back(sem);
+        return ImportedTimeline{static_cast<uint32_t>(s.importedTimelines.size() - 1)};
+    });
+}
+
+Status waitTimelineValue(Session& session, ImportedTimeline timeline, uint64_t value) {
+    return detail::guardDevice(*session.impl()->context.impl(), "waitTimelineValue", [&] {
+        detail::SessionImpl& s = *session.impl();
+        if (timeline.index >= s.importedTimelines.size())
+            fail(ErrorCode::InvalidArgument,
+                 "waitTimelineValue: timeline {} was not returned by importTimelineSemaphore on this session "
+                 "({} imported)",
+                 timeline.index, s.importedTimelines.size());
+        s.pendingWaits.push_back({s.importedTimelines[timeline.index], value, false});
     });
 }
 

@@ -22,6 +22,9 @@ namespace vkinfer::rt {
 struct ExternalWait {
     VkSemaphore semaphore;
     uint64_t value;  // 0 for binary semaphores
+    // Destroyed once the submission that waits on it has finished (importWaitSemaphore);
+    // false for a semaphore the session keeps (importTimelineSemaphore).
+    bool retires = true;
 };
 
 // Waits for the slot's outstanding submission, if any (the host fences its own work).

@@ -38,8 +38,10 @@ SessionImpl::~SessionImpl() {
     VkDevice dev = ctx().device->handle();
     releaseExportedSignals(true);
     for (VkFence f : pendingFenceWaits) vkDestroyFence(dev, f, nullptr);  // never submitted: free now
-    for (auto& w : pendingWaits) vkDestroySemaphore(dev, w.semaphore, nullptr);
+    for (auto& w : pendingWaits)
+        if (w.retires) vkDestroySemaphore(dev, w.semaphore, nullptr);
     for (auto& [sem, after] : retiredWaits) vkDestroySemaphore(dev, sem, nullptr);
+    for (VkSemaphore sem : importedTimelines) vkDestroySemaphore(dev, sem, nullptr);
     if (timeline) vkDestroySemaphore(dev, timeline, nullptr);
 }
 
@@ -198,7 +200,8 @@ uint64_t SessionImpl::submitWith(rt::PreparedPlan& plan, uint32_t frame,
     waitImportedFences();
     submitSlot(slot, ticket);
     lastTicket = ticket;
-    for (auto& w : pendingWaits) retiredWaits.emplace_back(w.semaphore, ticket);
+    for (auto& w : pendingWaits)
+        if (w.retires) retiredWaits.emplace_back(w.semaphore, ticket);
     pendingWaits.clear();
     outstanding[ticket] = &plan;
     framePlan[frame] = &plan;

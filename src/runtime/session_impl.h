@@ -38,6 +38,9 @@ struct SessionImpl {
     // Imported semaphores the next submission waits on; destroyed once it has finished.
     std::vector<rt::PreparedPlan::ExternalWait> pendingWaits;
     std::vector<std::pair<VkSemaphore, uint64_t>> retiredWaits;  // semaphore, ticket after which it is free
+    // Timeline semaphores imported once (importTimelineSemaphore), by ImportedTimeline::index;
+    // destroyed with the session.
+    std::vector<VkSemaphore> importedTimelines;
     // Imported fences (importWaitFence) the next submission waits for on the CPU, then destroys.
     std::vector<VkFence> pendingFenceWaits;
     // What exportFence / exportSignalSemaphore made, kept until `done` (a private fence of the

@@ -68,6 +68,11 @@ VkDebugUtilsMessengerCreateInfoEXT messengerInfo(MessageLog* log) {
 
 }  // namespace
 
+bool validationLayerKnowsKhrCooperativeMatrix() {
+    const uint32_t spec = instanceLayerSpecVersion(kValidationLayer);
+    return spec == 0 || spec >= VK_MAKE_API_VERSION(0, 1, 3, 255);
+}
+
 Instance::Instance(bool validate) : validate_(validate), log_(std::make_unique<MessageLog>()) {
     uint32_t version = 0;
     if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_2)
@@ -94,7 +99,7 @@ Instance::Instance(bool validate) : validate_(validate), log_(std::make_unique<M
             fail(ErrorCode::Unsupported,
                  "validation requested but the layer {} is not installed (Debian: apt install vulkan-validationlayers)",
                  kValidationLayer);
-        layerKnowsKhrCooperativeMatrix_ = layerSpec >= VK_MAKE_API_VERSION(0, 1, 3, 255);
+        layerKnowsKhrCooperativeMatrix_ = validationLayerKnowsKhrCooperativeMatrix();
         layers.push_back(kValidationLayer);
         extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);

@@ -50,6 +50,11 @@ private:
     std::unique_ptr<MessageLog> log_;
 };
 
+// Whether the installed validation layer knows VK_KHR_cooperative_matrix: Debian 12's layer
+// (1.3.239) predates it (1.3.255) and reports its feature structure as an error at device
+// creation. True when the layer is absent (nothing to reject it).
+bool validationLayerKnowsKhrCooperativeMatrix();
+
 // Everything DeviceInfo reports, read from the physical device.
 DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t index);
 

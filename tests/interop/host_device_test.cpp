@@ -142,6 +142,55 @@ TEST_F(HostDeviceTest, DeviceCreatedFromRequirementsRunsTheKernels) {
     }
 }
 
+// The installed validation layer's version, 0 without it.
+uint32_t validationLayerSpec() {
+    uint32_t n = 0;
+    vkEnumerateInstanceLayerProperties(&n, nullptr);
+    std::vector<VkLayerProperties> layers(n);
+    vkEnumerateInstanceLayerProperties(&n, layers.data());
+    for (const auto& l : layers)
+        if (std::string(l.layerName) == "VK_LAYER_KHRONOS_validation") return l.specVersion;
+    return 0;
+}
+
+// VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR: Debian 12's headers predate it.
+constexpr auto kCooperativeMatrixFeaturesKhr = static_cast<VkStructureType>(1000506000);
+
+bool chainHas(const VkPhysicalDeviceFeatures2* chain, VkStructureType type) {
+    for (auto* s = reinterpret_cast<const VkBaseInStructure*>(chain); s; s = s->pNext)
+        if (s->sType == type) return true;
+    return false;
+}
+
+// A host under a validation layer older than VK_KHR_cooperative_matrix (Debian 12's 1.3.239)
+// asks with validationLayerEnabled: the KHR structure and extension are left out (the layer
+// would report them at vkCreateDevice) and the NV one stays where offered; with a newer
+// layer, or without the option, nothing changes. The device is then created from that chain.
+TEST_F(HostDeviceTest, RequirementsLeaveOutWhatTheValidationLayerDoesNotKnow) {
+    HostVulkan& vk = host();
+    auto plain = queryDeviceRequirements(vk.physical);
+    auto validating = queryDeviceRequirements(vk.physical, {.validationLayerEnabled = true});
+    ASSERT_TRUE(plain.ok() && validating.ok()) << plain.status().toString() << validating.status().toString();
+    const uint32_t spec = validationLayerSpec();
+    const bool oldLayer = spec != 0 && spec < VK_MAKE_API_VERSION(0, 1, 3, 255);
+    auto enabled = [](const DeviceRequirements& r, const std::string& name) {
+        for (const auto& i : r.items())
+            if (i.name == name && i.where == "device extension") return i.enable;
+        return false;
+    };
+    const std::string khr = "VK_KHR_cooperative_matrix", nv = "VK_NV_cooperative_matrix";
+    EXPECT_EQ(enabled(*validating, khr), enabled(*plain, khr) && !oldLayer) << "layer spec " << spec;
+    EXPECT_EQ(chainHas(validating->featureChain(), kCooperativeMatrixFeaturesKhr),
+              enabled(*validating, khr));
+    const auto& names = validating->extensionNames();
+    EXPECT_EQ(std::count(names.begin(), names.end(), khr), enabled(*validating, khr) ? 1 : 0);
+    for (const auto& i : validating->items())
+        if (i.name == nv && i.where == "device extension") EXPECT_EQ(i.enable, i.supported) << "NV stays where offered";
+    std::printf("validation layer spec %u.%u.%u; KHR coopmat: plain %d, validating %d; NV %d\n",
+                VK_API_VERSION_MAJOR(spec), VK_API_VERSION_MINOR(spec), VK_API_VERSION_PATCH(spec),
+                int(enabled(*plain, khr)), int(enabled(*validating, khr)), int(enabled(*validating, nv)));
+}
+
 TEST_F(HostDeviceTest, ApiVersionMustBeStated) {
     HostVulkan& vk = host();
     HostDevice h = vk.hostDevice();

@@ -4,7 +4,8 @@
 // draws into an image, shares it by fd with a session on a second VkDevice, which reads it
 // as the model's input and writes the output into an image the renderer imported; the
 // renderer reads that back and it is compared with Session::run on the same pixels.
-// Three ways: optimal tiling shared directly, linear tiling shared directly, and the
+// Four ways: optimal tiling shared directly, linear tiling shared directly (drawn into, or
+// filled by an upload where linear images are no color attachment, as on NVIDIA), and the
 // renderer's optimal image copied into a shared linear one (recordCopyToLinear). Ownership
 // moves through VK_QUEUE_FAMILY_EXTERNAL; both devices run the validation layer with
 // synchronization validation under VKINFER_VALIDATE=1 and every message fails the test.
@@ -177,10 +178,20 @@ TEST(ImageSharing, CreateRefusesWhatTheTableRefuses) {
     close(fd);
 }
 
-enum class Route { OptimalShared, LinearShared, OptimalCopiedToLinear };
+// LinearShared draws into the linear image, which NVIDIA does not allow (no color attachment
+// in its linear format features, though the image format query accepts the usage: the
+// capability table refuses it and the case skips there). LinearUploaded fills the linear
+// image by a copy from a staging buffer, as a video decoder's upload would; the session reads
+// it as is.
+enum class Route { OptimalShared, LinearShared, LinearUploaded, OptimalCopiedToLinear };
 
 const char* routeName(Route r) {
-    return r == Route::OptimalShared ? "OptimalShared" : r == Route::LinearShared ? "LinearShared" : "CopiedToLinear";
+    switch (r) {
+        case Route::OptimalShared: return "OptimalShared";
+        case Route::LinearShared: return "LinearShared";
+        case Route::LinearUploaded: return "LinearUploaded";
+        default: return "CopiedToLinear";
+    }
 }
 
 // Where the session runs: on a device the test wraps and records into (recordInference), or
@@ -220,6 +231,32 @@ float texel(const std::vector<uint8_t>& bytes, VkFormat format, size_t i, int c)
     return bytes[i * 4 + (bgra && c < 3 ? 2 - c : c)] / 255.0f;
 }
 
+// Records a copy of a non-flat pattern (finite floats for R32F, bytes otherwise) into
+// `target`, left in TRANSFER_DST_OPTIMAL on the host's queue family. Returns the pattern.
+std::vector<uint8_t> recordPatternUpload(HostVulkan& host, VkCommandBuffer cmd, const hostvk::Image& target) {
+    const size_t texels = size_t(target.width) * target.height, bytes = texels * hostvk::texelBytes(target.format);
+    std::vector<uint8_t> pattern(bytes);
+    for (size_t i = 0; i < texels; ++i) {
+        if (target.format == VK_FORMAT_R32_SFLOAT) {
+            const float v = float((i * 37) % 101) / 100.0f;
+            std::memcpy(&pattern[i * 4], &v, 4);
+        } else {
+            for (size_t b = 0; b < hostvk::texelBytes(target.format); ++b)
+                pattern[i * hostvk::texelBytes(target.format) + b] = uint8_t(i * 37 + b * 59);
+        }
+    }
+    hostvk::Buffer staging = host.createBuffer(bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
+    std::memcpy(staging.mapped, pattern.data(), bytes);
+    hostvk::imageBarrier(cmd, target.image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, host.family,
+                         host.family, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_ACCESS_TRANSFER_WRITE_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {target.width, target.height, 1};
+    vkCmdCopyBufferToImage(cmd, staging.buffer, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    return pattern;
+}
+
 class SharedImagePath : public ::testing::TestWithParam<Case> {};
 
 Context wrap(const HostVulkan& host) {
@@ -242,11 +279,12 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     if (rendererCtx.device().deviceUuid != engineCtx.device().deviceUuid) GTEST_SKIP() << "two physical devices";
 
     const bool linear = param.route != Route::OptimalShared;
+    const bool uploadIntoLinear = param.route == Route::LinearUploaded;
     const VkImageTiling tiling = linear ? VK_IMAGE_TILING_LINEAR : VK_IMAGE_TILING_OPTIMAL;
     // The input image as both sides create it: rendered into, or copied into.
     SharedImageDesc inDesc = descOf(param.inputFormat, tiling,
                                     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                                        (param.route == Route::OptimalCopiedToLinear
+                                        (param.route == Route::OptimalCopiedToLinear || uploadIntoLinear
                                              ? VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT)
                                              : VkImageUsageFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)),
                                     W, H);
@@ -257,7 +295,8 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
         if (!s.exportable || !s.importable) GTEST_SKIP() << s.refusal;
     }
     const VkFormatFeatureFlags attachment = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT;
-    if (!renderer.formatSupports(param.inputFormat, attachment)) GTEST_SKIP() << "no color attachment of this format";
+    if (!uploadIntoLinear && !renderer.formatSupports(param.inputFormat, attachment))
+        GTEST_SKIP() << "no color attachment of this format";
 
     // Input: made (exportable) by the renderer, imported by the session's device. Output: the
     // other way round.
@@ -287,10 +326,12 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     hostvk::Image drawn = param.route == Route::OptimalCopiedToLinear
                               ? renderer.createImage(param.inputFormat, W, H)
                               : hostvk::imageOf(*inR);
+    std::vector<uint8_t> uploaded;  // LinearUploaded: what the renderer put into the image
     VkImageLayout sessionBefore;  // the layout the release leaves from, as the session's "before" names it
     {
         VkCommandBuffer cmd = renderer.begin();
-        pass.record(cmd, drawn, push);
+        if (uploadIntoLinear) uploaded = recordPatternUpload(renderer, cmd, drawn);
+        else pass.record(cmd, drawn, push);
         const ImageState sessionRead{VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0,
                                      VK_QUEUE_FAMILY_EXTERNAL};
         if (param.route == Route::OptimalCopiedToLinear) {
@@ -302,6 +343,12 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
             copy.linearAfter = sessionRead;
             Status s = recordCopyToLinear(cmd, renderer.family, copy);
             ASSERT_TRUE(s.ok()) << s.toString();
+            sessionBefore = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        } else if (uploadIntoLinear) {
+            hostvk::imageBarrier(cmd, drawn.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, renderer.family, VK_QUEUE_FAMILY_EXTERNAL,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                 VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
             sessionBefore = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
         } else {
             hostvk::imageBarrier(cmd, drawn.image,
@@ -366,6 +413,7 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     const ImageState readable{VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0};
     std::vector<uint8_t> inputBytes = renderer.readImage(hostvk::imageOf(*inR), readable);
     if (param.route != Route::OptimalCopiedToLinear) drawnBytes = inputBytes;
+    if (uploadIntoLinear) EXPECT_EQ(inputBytes, uploaded) << "the linear image holds what the renderer uploaded";
     EXPECT_EQ(inputBytes, drawnBytes) << "the copy into the linear image is exact";
     std::vector<uint8_t> outputBytes = renderer.readImage(
         hostvk::imageOf(*outR), {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0});
@@ -412,11 +460,15 @@ INSTANTIATE_TEST_SUITE_P(Routes, SharedImagePath,
                                            Case{Route::OptimalCopiedToLinear, VK_FORMAT_R8G8B8A8_UNORM},
                                            Case{Route::OptimalShared, VK_FORMAT_B8G8R8A8_SRGB},
                                            Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT},
+                                           Case{Route::LinearUploaded, VK_FORMAT_R8G8B8A8_UNORM},
+                                           Case{Route::LinearUploaded, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT},
                                            Case{Route::OptimalShared, VK_FORMAT_R8G8B8A8_UNORM,
                                                 VK_FORMAT_R16G16B16A16_SFLOAT, SessionOn::OwnContext},
                                            Case{Route::OptimalCopiedToLinear, VK_FORMAT_B8G8R8A8_SRGB,
                                                 VK_FORMAT_R16G16B16A16_SFLOAT, SessionOn::OwnContext},
                                            Case{Route::LinearShared, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT,
+                                                SessionOn::OwnContext},
+                                           Case{Route::LinearUploaded, VK_FORMAT_R32_SFLOAT, VK_FORMAT_R16_SFLOAT,
                                                 SessionOn::OwnContext}),
                          caseName);
 

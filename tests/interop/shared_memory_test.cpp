@@ -776,6 +776,70 @@ TEST(SharedSemaphore, EngineWaitsOnHostSemaphore) {
     EXPECT_EQ(openFdCount(), baseline);
 }
 
+// A host timeline imported once (importTimelineSemaphore): each of several submissions waits
+// for its own value (waitTimelineValue) and runs only once the host signals it; the imported
+// semaphore stays with the session, so no fd is taken or left per frame. A timeline this
+// session did not import is refused. Where timelines cannot be imported (lavapipe), the
+// refusal leaves the fd to the caller.
+TEST(SharedSemaphore, TimelineImportedOnceWaitedEveryFrame) {
+    VKINFER_REQUIRE_GPU();
+    Context& ctx = gpuContext();
+    InteropCapabilities caps = queryInteropCapabilities(ctx);
+    const int baseline = openFdCount();
+    {
+        Session session = makeSession(ctx, affineModel(), {});
+        ASSERT_TRUE(session.prepare().ok());
+        Status unknown = waitTimelineValue(session, ImportedTimeline{}, 1);
+        EXPECT_EQ(unknown.code(), ErrorCode::InvalidArgument) << unknown.toString();
+        EXPECT_TRUE(contains(unknown, "importTimelineSemaphore")) << unknown.message();
+        if (!caps.importTimelineSemaphoreFd) {
+            int pipeFds[2];
+            ASSERT_EQ(pipe2(pipeFds, O_CLOEXEC), 0);
+            auto refused = importTimelineSemaphore(session, pipeFds[0]);
+            ASSERT_FALSE(refused.ok());
+            EXPECT_EQ(refused.status().code(), ErrorCode::Unsupported) << refused.status().toString();
+            EXPECT_TRUE(contains(refused.status(), "cannot import timeline semaphores")) << refused.status().message();
+            EXPECT_TRUE(fdIsOpen(pipeFds[0])) << "a refused fd stays the caller's";
+            close(pipeFds[0]);
+            close(pipeFds[1]);
+            auto out = session.run({{"x", frameInput(1)}});  // nothing was left pending
+            ASSERT_TRUE(out.ok()) << out.status().toString();
+            EXPECT_EQ(bytesOf((*out)[0].tensor), bytesOf(affineOf(frameInput(1))));
+        } else {
+            HostOptions ho = hostFor(ctx);
+            ho.externalSemaphoreFd = true;
+            HostGpu host(ho);
+            VkSemaphore sem = host.createExportableSemaphore(true);
+            auto imported = importTimelineSemaphore(session, host.exportSemaphoreFd(sem));
+            ASSERT_TRUE(imported.ok()) << imported.status().toString();
+            const int afterImport = openFdCount();
+            for (uint64_t value = 1; value <= 4; ++value) {
+                SCOPED_TRACE(value);
+                Status w = waitTimelineValue(session, *imported, value * 10);
+                ASSERT_TRUE(w.ok()) << w.toString();
+                auto ticket = session.submit({{"x", frameInput(int(value))}});
+                ASSERT_TRUE(ticket.ok()) << ticket.status().toString();
+                std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                auto done = session.isDone(*ticket);
+                ASSERT_TRUE(done.ok());
+                EXPECT_FALSE(*done) << "the submission must wait for the host's value " << value * 10;
+                host.signalFromHost(sem, value * 10);
+                auto out = session.wait(*ticket);
+                ASSERT_TRUE(out.ok()) << out.status().toString();
+                EXPECT_EQ(bytesOf((*out)[0].tensor), bytesOf(affineOf(frameInput(int(value)))));
+            }
+            EXPECT_EQ(openFdCount(), afterImport) << "no fd per frame";
+            // A submission without a wait does not wait on the timeline.
+            auto free = session.run({{"x", frameInput(9)}});
+            ASSERT_TRUE(free.ok()) << free.status().toString();
+            session = Session();  // destroys the imported semaphore
+            host.destroy(sem);
+            expectCleanShutdown(host);
+        }
+    }
+    EXPECT_EQ(openFdCount(), baseline);
+}
+
 // --- frames in flight with per-slot shared memory ---------------------------------------------
 
 // Each frame slot exports its own output memory: with three submissions in flight the host

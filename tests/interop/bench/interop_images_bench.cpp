@@ -1,5 +1,6 @@
 // Shared images at a renderer's size (default 1920x1080): what each tiling costs.
-//   draw_linear_ms     the renderer's full-screen pass into a LINEAR shared image
+//   draw_linear_ms     the renderer's full-screen pass into a LINEAR shared image (-1 where
+//                      linear images are no color attachment, as on NVIDIA: draw_linear_refused)
 //   draw_optimal_ms    the same pass into an OPTIMAL image
 //   copy_to_linear_ms  recordCopyToLinear: that optimal image into the linear shared one
 //   from_linear / from_optimal: recordInference on a second VkDevice reading the linear or the
@@ -113,6 +114,13 @@ int main(int argc, char** argv) {
         SharedImageDesc linearDesc{kFormat, W, H, VK_IMAGE_TILING_LINEAR, kUse, MemoryHandleType::OpaqueFd};
         SharedImageDesc optimalDesc{kFormat, W, H, VK_IMAGE_TILING_OPTIMAL, kUse | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                     MemoryHandleType::OpaqueFd};
+        // Where linear images are no color attachment (NVIDIA), the linear route has only the
+        // optimal draw and the copy; draw_linear_ms is then -1 and the refusal is reported.
+        std::string linearDrawRefused;
+        if (auto s = queryImageSharing(rctx, linearDesc); !s.exportable) {
+            linearDrawRefused = s.refusal;
+            linearDesc.usage &= ~VkImageUsageFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT);
+        }
         for (const auto& d : {linearDesc, optimalDesc}) {
             auto s = queryImageSharing(rctx, d);
             if (!s.exportable) throw std::runtime_error("cannot share: " + s.refusal);
@@ -154,7 +162,8 @@ int main(int argc, char** argv) {
                 VkCommandBuffer cmd = renderer.begin();
                 vkCmdResetQueryPool(cmd, rts.pool, 0, 6);
                 vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, rts.pool, 0);
-                pass.record(cmd, hostvk::imageOf(route == 0 ? linearR : optimalR), push);
+                const bool drawIntoLinear = route == 0 && linearDrawRefused.empty();
+                if (route == 1 || drawIntoLinear) pass.record(cmd, hostvk::imageOf(route == 0 ? linearR : optimalR), push);
                 vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, rts.pool, 1);
                 VkImageLayout sessionBefore = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
                 if (route == 0) {
@@ -166,7 +175,7 @@ int main(int argc, char** argv) {
                     c.sourceBefore = hostvk::FullscreenPass::attachmentState();
                     c.sourceAfter = {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0};
                     c.linear = linearR.image();
-                    c.linearBefore = hostvk::FullscreenPass::attachmentState();  // the linear draw above
+                    if (drawIntoLinear) c.linearBefore = hostvk::FullscreenPass::attachmentState();  // the draw above
                     c.linearAfter = {VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0,
                                      VK_QUEUE_FAMILY_EXTERNAL};
                     must(recordCopyToLinear(cmd, renderer.family, c), "recordCopyToLinear");
@@ -182,7 +191,7 @@ int main(int argc, char** argv) {
                 auto rt = rts.read(route == 0 ? 4 : 2);
                 if (f >= 3) {
                     if (route == 0) {
-                        drawLinear.push_back(rts.ms(rt[0], rt[1]));
+                        if (drawIntoLinear) drawLinear.push_back(rts.ms(rt[0], rt[1]));
                         copy.push_back(rts.ms(rt[2], rt[3]));
                     } else {
                         drawOptimal.push_back(rts.ms(rt[0], rt[1]));
@@ -232,6 +241,9 @@ int main(int argc, char** argv) {
             std::snprintf(b, sizeof b, "  \"%s\": %.4f%s\n", k, v, last ? "" : ",");
             out += b;
         };
+        std::string why;
+        for (char ch : linearDrawRefused) why += ch == '"' || ch == '\\' ? '\'' : ch;
+        if (!why.empty()) out += "  \"draw_linear_refused\": \"" + why + "\",\n";
         field("draw_linear_ms", median(drawLinear));
         field("draw_optimal_ms", median(drawOptimal));
         field("copy_to_linear_ms", median(copy));

@@ -188,7 +188,7 @@ HostVulkan::HostVulkan(const HostOptions& options) : options_(options), log_(opt
     if (options.useRequirements) {
         // What a host following docs/INTEGRATION.md does: vkinfer's chain, with the host's own
         // features ORed in and its own extensions added.
-        auto req = queryDeviceRequirements(physical);
+        auto req = queryDeviceRequirements(physical, {.validationLayerEnabled = validation});
         if (!req) throw std::runtime_error("host: queryDeviceRequirements: " + req.status().toString());
         requirements = std::make_unique<DeviceRequirements>(std::move(req).value());
         VkPhysicalDeviceFeatures& core = requirements->featureChain()->features;
