@@ -407,6 +407,10 @@ def torchvision_models():
                                                window_size=[4, 4], num_classes=10), [(1, 3, 64, 64)]),
         "convnext_small": (lambda: ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], num_classes=10),
                            [(1, 3, 64, 64)]),
+        # The full-size classifiers the issue names (random weights), at 224x224.
+        "vit_b_16": (lambda: tvm.vit_b_16(weights=None), [(1, 3, 224, 224)]),
+        "swin_t": (lambda: tvm.swin_t(weights=None), [(1, 3, 224, 224)]),
+        "convnext_tiny": (lambda: tvm.convnext_tiny(weights=None), [(1, 3, 224, 224)]),
         "lraspp_mobilenet_v3": (lambda: OutTensor(tvm.segmentation.lraspp_mobilenet_v3_large(
             weights=None, weights_backbone=None, num_classes=4)), [(1, 3, 128, 128)]),
     }

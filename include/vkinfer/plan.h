@@ -67,6 +67,13 @@ enum class SmallGridConv : uint8_t { Auto, Off, FewTiles };
 // they can run.
 enum class DirectConv : uint8_t { Auto, Off, Always };
 
+// Which kernel runs fused float16 attention on a device with cooperative matrices: Auto the
+// tensor-core kernel (shaders/attention_cm.comp) where it measured faster, heads of 16 or
+// more (ops/attention_select.h; docs/BENCHMARKS.md), else the portable one
+// (shaders/attention.comp, float32 arithmetic); Portable always that; Coopmat the tensor-core
+// kernel wherever it fits (heads up to 128).
+enum class AttentionKernel : uint8_t { Auto, Portable, Coopmat };
+
 // What to use where several kernels can run: the user's or a test's choice, never read off
 // the device. Sessions take it from SessionOptions::kernels, with the environment variables
 // of docs/CLI.md ("Environment") applied to the fields left at their defaults.
@@ -103,12 +110,10 @@ struct KernelPolicy {
     // the scores never reach memory. false: the nodes as they are, to compare them.
     // VKINFER_FUSE_ATTENTION=off sets false.
     bool fuseAttention = true;
-    // Fused attention in float16 on the cooperative matrices where the device has them
-    // (shaders/attention_cm.comp) rather than on the portable kernel (shaders/attention.comp),
-    // as float32 runs. Off by default until the kernel has run on a device with cooperative
-    // matrices (it is tested emulated; docs/BENCHMARKS.md). VKINFER_ATTENTION=coopmat sets
-    // true, =portable false.
-    bool coopmatAttention = false;
+    // Which kernel runs fused float16 attention where the device has cooperative matrices
+    // (float32 always runs the portable one). VKINFER_ATTENTION=portable|coopmat sets it when
+    // left at Auto.
+    AttentionKernel attentionKernel = AttentionKernel::Auto;
     // A Cast between float32 and float16 next to a Pad, DepthToSpace, SpaceToDepth or
     // Transpose (Precision::Float16's casts of the graph's inputs and outputs, mostly) is done
     // by that copy as it moves the elements, with the same rounding (passes/cast_folding.h):

@@ -50,7 +50,8 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     if (choice("VKINFER_FOLD_CASTS", {"on", "off"}) == 1) policy.foldCasts = false;
     if (choice("VKINFER_FUSE_ATTENTION", {"on", "off"}) == 1) policy.fuseAttention = false;
     const int attention = choice("VKINFER_ATTENTION", {"auto", "portable", "coopmat"});
-    if (attention > 0) policy.coopmatAttention = attention == 2;
+    if (attention > 0 && policy.attentionKernel == AttentionKernel::Auto)
+        policy.attentionKernel = attention == 1 ? AttentionKernel::Portable : AttentionKernel::Coopmat;
     return policy;
 }
 

@@ -24,7 +24,13 @@ uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t 
 
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t) {
     AttentionChoice c;
-    if (type != DataType::Float16 || !t.coopmatAttention || l.D > 128 || l.DV > 128) return c;
+    if (type != DataType::Float16 || t.attentionKernel == AttentionKernel::Portable || l.D > 128 || l.DV > 128)
+        return c;
+    // Heads narrower than a 16-wide matrix tile pad to it: half or more of each product is
+    // zeros. Measured on the H200 (docs/BENCHMARKS.md, run 55): heads of 32 faster on the
+    // tensor cores (vit_small, tiny_vit), heads of 8 slower (swin_small, swinir_x2).
+    if (t.attentionKernel == AttentionKernel::Auto && (l.D < kCoopmatAttentionMinHead || l.DV < kCoopmatAttentionMinHead))
+        return c;
     const uint32_t dv = roundUp16(l.DV) / 16;
     const uint32_t chunks = dv <= 1 ? 1 : dv <= 2 ? 2 : dv <= 4 ? 4 : 8;
     const uint32_t paddedD = roundUp16(l.D);

@@ -22,10 +22,14 @@ struct AttentionChoice {
     uint32_t outChunks = 0;
 };
 
-// float16 attention takes the cooperative matrices where the policy asks for them
-// (KernelPolicy::coopmatAttention, off by default), the target has them and the head
-// dimensions (at most 128) fit its shared memory with one warp at least: up to four warps,
-// fewer where the query rows need fewer or the memory takes fewer.
+// The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.
+constexpr int64_t kCoopmatAttentionMinHead = 16;
+
+// float16 attention takes the cooperative matrices where the target has them, the policy
+// allows them (KernelPolicy::attentionKernel: Coopmat, or Auto with heads of at least
+// kCoopmatAttentionMinHead) and the head dimensions (at most 128) fit its shared memory with
+// one warp at least: up to four warps, fewer where the query rows need fewer or the memory
+// takes fewer.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
 
 // The shared memory attention_cm.comp declares for these constants, in bytes.

@@ -12,7 +12,7 @@ KernelTarget resolveKernelTarget(const DeviceFacts& facts, const KernelPolicy& p
     t.smallGrid = t.registerTiles && policy.smallGridConv != SmallGridConv::Off;
     t.smallGridAlways = t.smallGrid && policy.smallGridConv == SmallGridConv::FewTiles;
     t.directConv = policy.directConv;
-    t.coopmatAttention = t.cooperativeMatrix && policy.coopmatAttention;
+    t.attentionKernel = t.cooperativeMatrix ? policy.attentionKernel : AttentionKernel::Portable;
     return t;
 }
 

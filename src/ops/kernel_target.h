@@ -23,8 +23,9 @@ struct KernelTarget {
     bool smallGrid = false;
     bool smallGridAlways = false;
     DirectConv directConv = DirectConv::Auto;
-    // Fused attention may take the cooperative matrices (with cooperativeMatrix).
-    bool coopmatAttention = false;
+    // Which kernel fused float16 attention may take: Portable where the cooperative matrices
+    // are not there, else the policy's.
+    AttentionKernel attentionKernel = AttentionKernel::Portable;
 
     // The tensor-core variant suffix: "_emu" (emulated in plain GLSL) or "_nv".
     const char* coopmatSuffix() const { return emulateCooperativeMatrix ? "_emu" : "_nv"; }

@@ -129,7 +129,7 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
     DeviceDescription dev;
     dev.facts.sharedMemoryBytes = 32 * 1024;
     dev.kernels.emulateCooperativeMatrix = true;
-    dev.kernels.coopmatAttention = true;  // (VKINFER_ATTENTION=coopmat: opt-in for now)
+    dev.kernels.attentionKernel = AttentionKernel::Coopmat;  // also the heads Auto leaves on the portable kernel
     InputShapes shapes;
     for (const auto& t : in) shapes.emplace_back(t.name, t.tensor.shape());
     const auto kernels = planKernels(b, shapes, dev, Precision::Float16);
@@ -137,7 +137,7 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
     SessionOptions o;
     o.precision = Precision::Float16;
     o.kernels.emulateCooperativeMatrix = true;
-    o.kernels.coopmatAttention = true;
+    o.kernels.attentionKernel = AttentionKernel::Coopmat;
     expectGpuMatchesCpuWith(b, in, what + " on " + kernel, kFp16, o);
 }
 

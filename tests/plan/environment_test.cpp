@@ -71,16 +71,17 @@ TEST(Environment, SmallConvSetOnlyWhatIsLeftAtAuto) {
 }
 
 TEST(Environment, AttentionKernelChosenByName) {
-    EXPECT_FALSE(env::applyToKernelPolicy({}).coopmatAttention) << "opt-in until run on a tensor-core device";
+    EXPECT_EQ(env::applyToKernelPolicy({}).attentionKernel, AttentionKernel::Auto);
     ScopedVariable coopmat("VKINFER_ATTENTION", "coopmat");
-    EXPECT_TRUE(env::applyToKernelPolicy({}).coopmatAttention);
-    KernelPolicy set;
-    set.coopmatAttention = true;
+    EXPECT_EQ(env::applyToKernelPolicy({}).attentionKernel, AttentionKernel::Coopmat);
     ScopedVariable portable("VKINFER_ATTENTION", "portable");
-    EXPECT_FALSE(env::applyToKernelPolicy(set).coopmatAttention);
+    EXPECT_EQ(env::applyToKernelPolicy({}).attentionKernel, AttentionKernel::Portable);
     EXPECT_TRUE(env::applyToKernelPolicy({}).cooperativeMatrix) << "the other tensor-core kernels stay";
+    KernelPolicy set;
+    set.attentionKernel = AttentionKernel::Coopmat;
+    EXPECT_EQ(env::applyToKernelPolicy(set).attentionKernel, AttentionKernel::Coopmat) << "the caller's choice stays";
     ScopedVariable autoValue("VKINFER_ATTENTION", "auto");
-    EXPECT_TRUE(env::applyToKernelPolicy(set).coopmatAttention) << "auto leaves the caller's choice";
+    EXPECT_EQ(env::applyToKernelPolicy({}).attentionKernel, AttentionKernel::Auto);
     ScopedVariable bad("VKINFER_ATTENTION", "tensor");
     EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
               "invalid argument: VKINFER_ATTENTION must be auto, portable or coopmat (got 'tensor')");

@@ -479,9 +479,9 @@ TEST(AttentionSelection, PerDeviceTable) {
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
     };
-    // The tensor-core kernel asked for (VKINFER_ATTENTION=coopmat; opt-in for now).
+    // The tensor-core kernel asked for (VKINFER_ATTENTION=coopmat): wherever it fits.
     KernelPolicy coopmat;
-    coopmat.coopmatAttention = true;
+    coopmat.attentionKernel = AttentionKernel::Coopmat;
     KernelPolicy emulate = coopmat;
     emulate.emulateCooperativeMatrix = true;
     for (const Row& r : rows) {
@@ -495,10 +495,22 @@ TEST(AttentionSelection, PerDeviceTable) {
         EXPECT_EQ(describe(selectAttention(r.l, DataType::Float16, resolveKernelTarget(gpuWithoutCoopmat(), coopmat))),
                   r.expected[3]);
     }
+    // The default (Auto): the tensor cores for heads of 16 and more (measured faster with
+    // heads of 32), the portable kernel for narrower ones (heads of 8 measured slower) and
+    // wherever Portable is asked for.
+    const KernelTarget byDefault = resolveKernelTarget(h200(), {});
+    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
+              "coopmat 4 warps, d 64, dv 64");
+    EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
+              "coopmat 4 warps, d 16, dv 16");
+    EXPECT_EQ(describe(selectAttention(attention(64, 64, 8, 8), DataType::Float16, byDefault)), "portable");
+    EXPECT_EQ(describe(selectAttention(attention(64, 64, 32, 8), DataType::Float16, byDefault)), "portable")
+        << "a narrow value head pads too";
+    KernelPolicy portable;
+    portable.attentionKernel = AttentionKernel::Portable;
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16,
-                                       resolveKernelTarget(h200(), {}))),
-              "portable")
-        << "the default policy keeps attention on the portable kernel";
+                                       resolveKernelTarget(h200(), portable))),
+              "portable");
     // What the chosen warps declare fits the device's shared memory; one more warp would not
     // (the choice takes as many as fit, up to the query rows' need).
     const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
