@@ -1,6 +1,7 @@
 // Gather (any axis, negative indices, indices of any rank, constant or computed at run
 // time), GatherElements, ScatterElements / Scatter and ScatterND (reductions none, add, mul,
-// max, min). Constant indices that step evenly (a scalar, a range) become a strided copy; the rest
+// max, min). One constant index taking a contiguous run is a view (no dispatch); constant
+// indices that step evenly (a scalar, a range) become a strided copy; the rest
 // read the indices on the GPU (gather.comp, gather_elements.comp, scatter_elements.comp,
 // scatter_nd.comp).
 #include <algorithm>
@@ -94,6 +95,21 @@ void evalGather(const Node& n, std::span<const Tensor* const> in, std::span<Tens
             std::memcpy(out[0].data() + ((o * d.nIdx + j) * rowBytes), in[0]->data() + (o * d.axisLen + k) * rowBytes,
                         rowBytes);
     }
+}
+
+// A Gather of one constant index where everything before the axis has extent 1 (attention's
+// q, k, v = qkv[0], qkv[1], qkv[2]; a class token x[:, 0] of one image) takes one contiguous
+// run of its input: the plan makes it a view there (OpDef::viewOffset), no dispatch. Its
+// element offset, or -1.
+int64_t gatherViewOffset(const Graph& g, const Node& n, size_t) {
+    if (n.inputs.size() < 2 || n.inputs[1] < 0 || !g.values[n.inputs[1]].constant) return -1;
+    const Tensor* index = &*g.values[n.inputs[1]].constant;
+    if (index->elementCount() != 1) return -1;
+    const Shape& data = inputShape(g, n, 0);
+    if (data.empty()) return -1;
+    const GatherDims d = gatherDims(n, data, index->shape());
+    if (d.outer != 1) return -1;
+    return checkedIndex(n, index->getInt(0), d.axisLen) * d.inner;
 }
 
 void lowerGather(LowerContext& ctx, const Node& n) {
@@ -403,7 +419,9 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerGatherOps(std::vector<OpDef>& t) {
-    t.push_back(withFp16({"Gather", 1, 1000, inferGather, evalGather, lowerGather}));
+    OpDef gather = withFp16({"Gather", 1, 1000, inferGather, evalGather, lowerGather});
+    gather.viewOffset = gatherViewOffset;
+    t.push_back(gather);
     t.push_back(withFp16({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements}));
     t.push_back(withFp16({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter}));
     t.push_back(withFp16({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter}));

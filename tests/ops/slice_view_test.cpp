@@ -1,6 +1,7 @@
-// Slice and Split as views (OpDef::viewOffset): where every output is a contiguous run of the
-// input at an offset the device can bind (ShuffleNet's channel halves of a batch-1 map), the
-// plan gives them no dispatch; elsewhere they stay copies. Plans are checked from the
+// Slice, Split and one-index Gather as views (OpDef::viewOffset): where every output is a
+// contiguous run of the input at an offset the device can bind (ShuffleNet's channel halves of
+// a batch-1 map, attention's q, k, v of the stacked projections), the plan gives them no
+// dispatch; elsewhere they stay copies. Plans are checked from the
 // description, and the models run against the CPU reference.
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,72 @@ TEST(SliceView, ViewsMatchCpuReference) {
             expectGpuMatchesCpu(b, in, what);
             expectGpuMatchesCpu(b, in, what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
         }
+    }
+}
+
+// Attention's q, k, v as the exporters write them: Gather(qkv, 0 | 1 | 2) on axis 0 of the
+// stacked projections [3, heads, tokens, head], each a matrix product's operand; and a class
+// token x[:, 0] of one image. One constant index taking a contiguous run is a view.
+OnnxBuilder gatherOf(const Shape& x, int64_t axis, const std::vector<int64_t>& indexShape, int64_t index,
+                     bool output) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    b.initializer("i", int64Tensor(indexShape, {index}));
+    attr(b.node("Gather", {"a", "i"}, {output ? "y" : "g"}, "gather"), "axis", axis);
+    if (!output) b.node("Sigmoid", {"g"}, {"y"});
+    return b;
+}
+
+OnnxBuilder qkvAttentionScores(const Shape& qkv) {
+    OnnxBuilder b;
+    b.input("x", qkv).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    for (int k = 0; k < 2; ++k) {
+        b.initializer("i" + std::to_string(k), int64Tensor({}, {k}));
+        b.node("Gather", {"a", "i" + std::to_string(k)}, {k == 0 ? "q" : "k"}, k == 0 ? "take_q" : "take_k");
+    }
+    attr(b.node("Transpose", {"k"}, {"kt"}), "perm", std::vector<int64_t>{0, 2, 1});
+    b.node("MatMul", {"q", "kt"}, {"y"}, "scores");
+    return b;
+}
+
+TEST(GatherView, OneIndexOfAContiguousRunIsAView) {
+    const Shape qkv{3, 4, 8, 16};  // q, k, v: 4 heads of 8 tokens x 16
+    EXPECT_TRUE(planFacts(gatherOf(qkv, 0, {}, 2, false), qkv, 16).has("gather")) << "v";
+    EXPECT_TRUE(planFacts(gatherOf(qkv, 0, {}, -3, false), qkv, 16).has("gather")) << "q, counted from the end";
+    EXPECT_TRUE(planFacts(gatherOf(qkv, 0, {1}, 1, false), qkv, 16).has("gather")) << "an index of shape [1]";
+    const Shape tokens{1, 17, 64};  // a class token of one image
+    EXPECT_TRUE(planFacts(gatherOf(tokens, 1, {}, 0, false), tokens, 16).has("gather"));
+    const Shape batch{2, 17, 64};
+    EXPECT_FALSE(planFacts(gatherOf(batch, 1, {}, 0, false), batch, 16).has("gather")) << "a token of each image";
+    EXPECT_FALSE(planFacts(gatherOf(qkv, 0, {2}, 1, false), qkv, 16).has("gather")) << "two indices";
+    EXPECT_FALSE(planFacts(gatherOf(qkv, 0, {}, 1, true), qkv, 16).has("gather")) << "a graph output";
+    const Shape odd{3, 1, 1, 3};  // 12 bytes a row
+    EXPECT_FALSE(planFacts(gatherOf(odd, 0, {}, 1, false), odd, 16).has("gather")) << "at byte 12";
+    // q and k as views: the dispatches are the Relu and the product.
+    PlanFacts f = planFacts(qkvAttentionScores(qkv), qkv, 16);
+    EXPECT_TRUE(f.has("take_q") && f.has("take_k")) << ::testing::PrintToString(f.views);
+    EXPECT_EQ(f.kernels.size(), 2u) << ::testing::PrintToString(f.kernels);
+}
+
+TEST(GatherView, ViewsMatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    const Shape qkv{3, 4, 8, 16}, tokens{1, 17, 64}, batch{2, 17, 64};
+    struct Case {
+        std::string what;
+        OnnxBuilder b;
+        Shape x;
+    };
+    const std::vector<Case> cases = {{"v of qkv", gatherOf(qkv, 0, {}, 2, false), qkv},
+                                     {"q from the end", gatherOf(qkv, 0, {1}, -3, false), qkv},
+                                     {"class token", gatherOf(tokens, 1, {}, 0, false), tokens},
+                                     {"a token of each image (a copy)", gatherOf(batch, 1, {}, 5, false), batch},
+                                     {"scores from q and k views", qkvAttentionScores(qkv), qkv}};
+    for (const Case& c : cases) {
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1.0f, 1.0f)}};
+        expectGpuMatchesCpu(c.b, in, c.what);
+        expectGpuMatchesCpu(c.b, in, c.what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
     }
 }
 

@@ -18,7 +18,7 @@ namespace vkinfer::plan::check {
 
 // Storage families: a value and the views / in-place Concat inputs that alias it. Two values
 // join a family only when their locations prove the aliasing (a view at exactly its input's
-// bytes; a Concat input at exactly its slot in the output), so an overlap caused by a wrong
+// bytes or inside them; a Concat input at exactly its slot in the output), so an overlap caused by a wrong
 // arena offset is not excused.
 struct Families {
     std::vector<int> parent;
@@ -47,8 +47,15 @@ inline Families storageFamilies(const CompiledPlan& p) {
                 if (at(in, out, slot)) f.join(in, out);
                 slot += g.values[in].byteSize();
             }
-        } else if (views.count(n.name) && !n.inputs.empty() && n.inputs[0] >= 0 && at(n.inputs[0], out, 0)) {
-            f.join(n.inputs[0], out);
+        } else if (views.count(n.name) && !n.inputs.empty() && n.inputs[0] >= 0) {
+            // A view at its input's bytes, or (a Slice, Split or Gather taking a contiguous
+            // run) wholly inside them.
+            const int in = n.inputs[0];
+            const Location& lo = p.location[out];
+            const Location& li = p.location[in];
+            const bool inside = lo.alloc >= 0 && lo.alloc == li.alloc && lo.offset >= li.offset &&
+                                lo.offset + g.values[out].byteSize() <= li.offset + g.values[in].byteSize();
+            if (at(in, out, 0) || inside) f.join(in, out);
         }
     }
     return f;
