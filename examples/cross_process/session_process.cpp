@@ -288,7 +288,9 @@ int run(const std::string& modelDir, uint32_t frames) {
         vkDeviceWaitIdle(dev.device);
 
         const bool withinTolerance = done.kind == Done && done.frame == frames && done.worst <= kTolerance;
-        const bool flat = done.fdsEarly == done.fdsLate && done.memoryEarly == done.memoryLate;
+        // No growth: fewer fds late than early is no leak (NVIDIA's driver holds one more while
+        // frames are in flight, at the early count).
+        const bool flat = done.fdsLate <= done.fdsEarly && done.memoryEarly == done.memoryLate;
         const bool exited = WIFEXITED(rendererStatus) && WEXITSTATUS(rendererStatus) == 0;
         std::printf("%u frames of %ux%u -> %ux%u, %u in flight: largest difference from the renderer's Session::run "
                     "%.3g half float16 steps (at most %.3g)\n",

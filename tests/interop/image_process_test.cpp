@@ -343,7 +343,8 @@ void runWithPeer(HandoffSync wanted, bool skipUnlessTimeline = false) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << describeExit(status);
     // Float16 outputs of values in [1, 3]: within half a step of 2^-9.
     EXPECT_LE(done.worst, 2.0f / 1024.0f) << "largest difference from the peer's Session::run";
-    EXPECT_EQ(done.fdsEarly, done.fdsLate) << "the peer's fds grew over the frames";
+    // (Fewer late than early is no leak: NVIDIA's driver holds one more while frames are in flight.)
+    EXPECT_LE(done.fdsLate, done.fdsEarly) << "the peer's fds grew over the frames";
     EXPECT_EQ(done.memoryEarly, done.memoryLate) << "the peer's device memory grew over the frames";
     EXPECT_GE(fdsEarly, 0);
     EXPECT_EQ(shared::openFdCount(), fdsBefore) << "this process's fds after everything is gone";

@@ -812,8 +812,8 @@ TEST(SharedSemaphore, TimelineImportedOnceWaitedEveryFrame) {
             VkSemaphore sem = host.createExportableSemaphore(true);
             auto imported = importTimelineSemaphore(session, host.exportSemaphoreFd(sem));
             ASSERT_TRUE(imported.ok()) << imported.status().toString();
-            const int afterImport = openFdCount();
-            for (uint64_t value = 1; value <= 4; ++value) {
+            int afterFirst = -1;  // NVIDIA's driver opens 2 fds of its own at the first wait
+            for (uint64_t value = 1; value <= 6; ++value) {
                 SCOPED_TRACE(value);
                 Status w = waitTimelineValue(session, *imported, value * 10);
                 ASSERT_TRUE(w.ok()) << w.toString();
@@ -827,8 +827,9 @@ TEST(SharedSemaphore, TimelineImportedOnceWaitedEveryFrame) {
                 auto out = session.wait(*ticket);
                 ASSERT_TRUE(out.ok()) << out.status().toString();
                 EXPECT_EQ(bytesOf((*out)[0].tensor), bytesOf(affineOf(frameInput(int(value)))));
+                if (value == 1) afterFirst = openFdCount();
             }
-            EXPECT_EQ(openFdCount(), afterImport) << "no fd per frame";
+            EXPECT_EQ(openFdCount(), afterFirst) << "no fd per frame";
             // A submission without a wait does not wait on the timeline.
             auto free = session.run({{"x", frameInput(9)}});
             ASSERT_TRUE(free.ok()) << free.status().toString();

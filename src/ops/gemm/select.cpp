@@ -27,7 +27,13 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     c.kernel = coopmat ? GemmKernel::Coopmat : GemmKernel::Portable;
     c.smallM = !coopmat && p.M <= 16;
     if (coopmat) {
-        c.coopmatTile = p.M >= 128 ? kernels::gemm_cm::Bm::t128 : kernels::gemm_cm::Bm::t64;
+        // 128-row tiles where they still make half of the workgroups a large GPU wants; a
+        // transformer's projections of a few hundred tokens (ViT-B/16: 197 x 2304 x 768, 36
+        // tiles of 128) take twice as many of 64 rows instead, rather than idle multiprocessors
+        // or a split reduction.
+        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, kernels::gemm_cm::BN) * p.batches();
+        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 ? kernels::gemm_cm::Bm::t128
+                                                                          : kernels::gemm_cm::Bm::t64;
         c.bm = kernels::gemm_cm::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
         c.bn = kernels::gemm_cm::BN;
     } else {

@@ -53,6 +53,10 @@ struct GemmChoice {
     int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
 };
 
+// The fewest 128-row cooperative-matrix tiles (with their batches) for which a product with
+// M >= 128 takes them; fewer take 64-row tiles: half of the 128 workgroups split-K aims at.
+inline constexpr int64_t kCoopmatGemmTilesFor128 = 64;
+
 // `siblings`: the product shares its wave with parallel branches (ops::hasParallelSiblings);
 // it is then never split.
 GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const KernelTarget& t);
