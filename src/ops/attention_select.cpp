@@ -34,13 +34,7 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     const uint32_t dv = roundUp16(l.DV) / 16;
     const uint32_t chunks = dv <= 1 ? 1 : dv <= 2 ? 2 : dv <= 4 ? 4 : 8;
     const uint32_t paddedD = roundUp16(l.D);
-    // Up to four warps of 16 query rows share each key block, but not at the price of idle
-    // multiprocessors: a ViT-B/16 layer (197 tokens, 12 heads) makes 48 workgroups of four
-    // warps and 156 of one. Halve the warps while the workgroups fall short of the target.
-    const int64_t rowBlocks = (l.S + 15) / 16;
-    uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>(rowBlocks, 1, 4));
-    while (warps > 1 && (rowBlocks + warps - 1) / warps * l.batches() < kCoopmatAttentionTargetGroups)
-        warps = warps == 4 ? 2 : 1;
+    uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>((l.S + 15) / 16, 1, 4));
     while (warps > 0 && coopmatAttentionSharedBytes(warps, paddedD, chunks) > t.facts.sharedMemoryBytes) --warps;
     if (warps == 0) return c;
     c.coopmat = true;

@@ -24,15 +24,12 @@ struct AttentionChoice {
 
 // The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.
 constexpr int64_t kCoopmatAttentionMinHead = 16;
-// The workgroups the tensor-core kernel aims at: fewer warps per workgroup (down to one) where
-// four would leave fewer (as split-K's target, ops/split_k.h).
-constexpr int64_t kCoopmatAttentionTargetGroups = 128;
 
 // float16 attention takes the cooperative matrices where the target has them, the policy
 // allows them (KernelPolicy::attentionKernel: Coopmat, or Auto with heads of at least
 // kCoopmatAttentionMinHead) and the head dimensions (at most 128) fit its shared memory with
-// one warp at least: up to four warps, fewer where the query rows need fewer, where four would
-// make fewer than kCoopmatAttentionTargetGroups workgroups, or where the memory takes fewer.
+// one warp at least: up to four warps, fewer where the query rows need fewer or the memory
+// takes fewer.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
 
 // The shared memory attention_cm.comp declares for these constants, in bytes.

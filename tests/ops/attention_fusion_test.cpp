@@ -148,14 +148,6 @@ TEST(AttentionCoopmatOp, VitTokens) {
     expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64");
 }
 
-TEST(AttentionCoopmatOp, FourWarpsWhereTheWorkgroupsStayMany) {
-    VKINFER_REQUIRE_GPU();
-    AttentionBlock a;  // 64 images x 2 heads of 64 tokens: 4 row blocks, 128 workgroups of four warps
-    a.batch = 64, a.heads = 2, a.seq = 64, a.headDim = 32;
-    a.seed = 43;
-    expectCoopmatAttention(a, "attention_cm_dv32_emu", "64 x 2 heads of 64 tokens, four warps");
-}
-
 TEST(AttentionCoopmatOp, SwinWindowsBiasAndShiftedMask) {
     VKINFER_REQUIRE_GPU();
     AttentionBlock a = shiftedSwinWindows();

@@ -454,10 +454,9 @@ std::string describe(const AttentionChoice& c) {
            std::to_string(16 * c.outChunks);
 }
 
-AttentionLayout attention(int64_t S, int64_t L, int64_t D, int64_t DV, int64_t batches = 1) {
+AttentionLayout attention(int64_t S, int64_t L, int64_t D, int64_t DV) {
     AttentionLayout l;
     l.S = S, l.L = L, l.D = D, l.DV = DV;
-    l.batchDims = {batches, 1, 1};
     return l;
 }
 
@@ -469,23 +468,19 @@ TEST(AttentionSelection, PerDeviceTable) {
         std::array<const char*, 4> expected;
     };
     static const std::vector<Row> rows = {
-        // Four warps where that still makes 128 workgroups: ViT-B/16 at batch 8 (96 heads, 4 x 96);
-        // at batch 1 (12 heads) 4 x 12 would idle the GPU: one warp each, 13 x 12.
-        {"ViT-B/16 batch 8, 197 tokens x 64", attention(197, 197, 64, 64, 96),
+        {"ViT-B/16 197 tokens x 64", attention(197, 197, 64, 64),
          {"coopmat 4 warps, d 64, dv 64", "coopmat 4 warps, d 64, dv 64", "portable", "portable"}},
-        {"ViT-B/16 batch 1", attention(197, 197, 64, 64, 12),
-         {"coopmat 1 warps, d 64, dv 64", "coopmat 1 warps, d 64, dv 64", "portable", "portable"}},
-        {"Swin-T 64 windows of 49 x 32, 3 heads", attention(49, 49, 32, 32, 192),
+        {"Swin-T window 49 x 32", attention(49, 49, 32, 32),
          {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
-        {"SwinIR 16 windows of 64 x 30, 6 heads: 4 x 96 too few, 2 x 2 x 96", attention(64, 64, 30, 30, 96),
-         {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
+        {"SwinIR window 64 x 30", attention(64, 64, 30, 30),
+         {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
         // Few query rows take fewer warps; a head dimension of 40 or 80 rounds v up to 64 or 128.
-        {"tiny_vit 17 tokens x 32", attention(17, 17, 32, 32, 128),
+        {"tiny_vit 17 tokens x 32", attention(17, 17, 32, 32),
          {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
-        {"cross 37 x 45 x 40", attention(37, 45, 40, 40, 128),
+        {"cross 37 x 45 x 40", attention(37, 45, 40, 40),
          {"coopmat 3 warps, d 48, dv 64", "coopmat 3 warps, d 48, dv 64", "portable", "portable"}},
         // 128 wide: four warps fit the H200's 48 KiB, one lavapipe's 32 KiB.
-        {"heads of 128", attention(70, 70, 128, 128, 256),
+        {"heads of 128", attention(70, 70, 128, 128),
          {"coopmat 4 warps, d 128, dv 128", "coopmat 1 warps, d 128, dv 128", "portable", "portable"}},
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
@@ -510,9 +505,9 @@ TEST(AttentionSelection, PerDeviceTable) {
     // heads of 32), the portable kernel for narrower ones (heads of 8 measured slower) and
     // wherever Portable is asked for.
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
-    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64, 96), DataType::Float16, byDefault)),
+    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
               "coopmat 4 warps, d 64, dv 64");
-    EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16, 192), DataType::Float16, byDefault)),
+    EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
               "coopmat 4 warps, d 16, dv 16");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 8, 8), DataType::Float16, byDefault)), "portable");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 32, 8), DataType::Float16, byDefault)), "portable")
@@ -524,7 +519,7 @@ TEST(AttentionSelection, PerDeviceTable) {
               "portable");
     // What the chosen warps declare fits the device's shared memory; one more warp would not
     // (the choice takes as many as fit, up to the query rows' need).
-    const AttentionChoice c = selectAttention(attention(70, 70, 128, 128, 256), DataType::Float16,
+    const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
                                               resolveKernelTarget(lavapipe(), emulate));
     EXPECT_LE(coopmatAttentionSharedBytes(c.warps, c.paddedD, c.outChunks), 32u * 1024);
     EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, c.paddedD, c.outChunks), 32u * 1024);
