@@ -68,9 +68,12 @@ VkDebugUtilsMessengerCreateInfoEXT messengerInfo(MessageLog* log) {
 
 }  // namespace
 
+bool layerSpecKnowsKhrCooperativeMatrix(uint32_t layerSpec) {
+    return layerSpec == 0 || layerSpec >= VK_MAKE_API_VERSION(0, 1, 3, 255);
+}
+
 bool validationLayerKnowsKhrCooperativeMatrix() {
-    const uint32_t spec = instanceLayerSpecVersion(kValidationLayer);
-    return spec == 0 || spec >= VK_MAKE_API_VERSION(0, 1, 3, 255);
+    return layerSpecKnowsKhrCooperativeMatrix(instanceLayerSpecVersion(kValidationLayer));
 }
 
 Instance::Instance(bool validate) : validate_(validate), log_(std::make_unique<MessageLog>()) {
@@ -99,7 +102,7 @@ Instance::Instance(bool validate) : validate_(validate), log_(std::make_unique<M
             fail(ErrorCode::Unsupported,
                  "validation requested but the layer {} is not installed (Debian: apt install vulkan-validationlayers)",
                  kValidationLayer);
-        layerKnowsKhrCooperativeMatrix_ = validationLayerKnowsKhrCooperativeMatrix();
+        layerKnowsKhrCooperativeMatrix_ = layerSpecKnowsKhrCooperativeMatrix(layerSpec);
         layers.push_back(kValidationLayer);
         extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
         extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);

@@ -54,6 +54,8 @@ private:
 // (1.3.239) predates it (1.3.255) and reports its feature structure as an error at device
 // creation. True when the layer is absent (nothing to reject it).
 bool validationLayerKnowsKhrCooperativeMatrix();
+// The same for a validation layer of spec version `layerSpec` (0: absent).
+bool layerSpecKnowsKhrCooperativeMatrix(uint32_t layerSpec);
 
 // Everything DeviceInfo reports, read from the physical device.
 DeviceInfo queryDeviceInfo(VkInstance instance, VkPhysicalDevice phys, uint32_t index);

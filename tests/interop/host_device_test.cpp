@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "interop/support/host_vulkan.h"
+#include "interop/support/vk_queries.h"
 #include "support/gpu_context.h"
 #include "support/onnx_builder.h"
 
@@ -142,17 +143,6 @@ TEST_F(HostDeviceTest, DeviceCreatedFromRequirementsRunsTheKernels) {
     }
 }
 
-// The installed validation layer's version, 0 without it.
-uint32_t validationLayerSpec() {
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
-    for (const auto& l : layers)
-        if (std::string(l.layerName) == "VK_LAYER_KHRONOS_validation") return l.specVersion;
-    return 0;
-}
-
 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR: Debian 12's headers predate it.
 constexpr auto kCooperativeMatrixFeaturesKhr = static_cast<VkStructureType>(1000506000);
 
@@ -171,7 +161,7 @@ TEST_F(HostDeviceTest, RequirementsLeaveOutWhatTheValidationLayerDoesNotKnow) {
     auto plain = queryDeviceRequirements(vk.physical);
     auto validating = queryDeviceRequirements(vk.physical, {.validationLayerEnabled = true});
     ASSERT_TRUE(plain.ok() && validating.ok()) << plain.status().toString() << validating.status().toString();
-    const uint32_t spec = validationLayerSpec();
+    const uint32_t spec = testing::instanceLayerSpecVersion("VK_LAYER_KHRONOS_validation");
     const bool oldLayer = spec != 0 && spec < VK_MAKE_API_VERSION(0, 1, 3, 255);
     auto enabled = [](const DeviceRequirements& r, const std::string& name) {
         for (const auto& i : r.items())

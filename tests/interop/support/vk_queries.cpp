@@ -5,15 +5,17 @@
 
 namespace vkinfer::testing {
 
-bool hasInstanceLayer(const char* name) {
+uint32_t instanceLayerSpecVersion(const char* name) {
     uint32_t n = 0;
     vkEnumerateInstanceLayerProperties(&n, nullptr);
     std::vector<VkLayerProperties> layers(n);
     vkEnumerateInstanceLayerProperties(&n, layers.data());
     for (const auto& l : layers)
-        if (std::strcmp(l.layerName, name) == 0) return true;
-    return false;
+        if (std::strcmp(l.layerName, name) == 0) return l.specVersion == 0 ? 1 : l.specVersion;
+    return 0;
 }
+
+bool hasInstanceLayer(const char* name) { return instanceLayerSpecVersion(name) != 0; }
 
 bool hasDeviceExtension(VkPhysicalDevice phys, const char* name) {
     uint32_t n = 0;

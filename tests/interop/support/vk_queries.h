@@ -6,6 +6,8 @@
 
 namespace vkinfer::testing {
 
+// The Vulkan header version instance layer `name` was built against; 0 when it is absent.
+uint32_t instanceLayerSpecVersion(const char* name);
 bool hasInstanceLayer(const char* name);
 bool hasDeviceExtension(VkPhysicalDevice phys, const char* name);
 
