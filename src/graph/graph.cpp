@@ -77,6 +77,20 @@ const Tensor* Node::attrTensor(const std::string& key) const { return typedAttr<
 
 std::string Node::describe() const { return "node '" + name + "' (" + opType + ")"; }
 
+const StridedView& Node::inputView(size_t i) const {
+    static const StridedView kNone;
+    return i < inputViews.size() ? inputViews[i] : kNone;
+}
+
+void Node::setInputView(size_t i, StridedView view) {
+    if (inputViews.size() <= i) inputViews.resize(i + 1);
+    inputViews[i] = std::move(view);
+}
+
+bool Node::hasInputViews() const {
+    return std::any_of(inputViews.begin(), inputViews.end(), [](const StridedView& v) { return !v.empty(); });
+}
+
 int Graph::addValue(Value v) {
     int id = static_cast<int>(values.size());
     index_[v.name] = id;

@@ -75,9 +75,11 @@ struct Node {
     // whether its mode is CRD (else DCR). The node's output is the DepthToSpace's.
     int64_t depthToSpace = 0;
     bool depthToSpaceCrd = false;
-    // MatMul: operand i is this strided window of input i (Slices, Reshapes and Transposes
-    // that passes/fusion.cpp folded into the GEMM's loads); empty: the input as it is.
-    StridedView operandView[2];
+    // MatMul and Concat: input i is read as this strided window of the value inputs[i] (the
+    // Slices, Reshapes and Transposes in front of it that passes/fusion.cpp and
+    // passes/concat_views.cpp folded into the node's loads); an empty one, or none past the
+    // end: the input as it is. Set through setInputView.
+    std::vector<StridedView> inputViews;
     // MatMul: its output is the product transposed by this permutation (a Transpose after it
     // folded into the GEMM's stores); empty: the product as it is.
     std::vector<int64_t> outputPerm;
@@ -96,6 +98,9 @@ struct Node {
     const Tensor* attrTensor(const std::string& key) const;
 
     int input(size_t i) const { return i < inputs.size() ? inputs[i] : -1; }
+    const StridedView& inputView(size_t i) const;
+    void setInputView(size_t i, StridedView view);
+    bool hasInputViews() const;
     // "'<name>' (<op>)", used in every error message about the node.
     std::string describe() const;
 };

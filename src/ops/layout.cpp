@@ -1,5 +1,5 @@
 // Ops that move data without arithmetic: the views (Reshape, Flatten, Squeeze, Unsqueeze,
-// Identity, Dropout), Concat, Transpose and DepthToSpace/SpaceToDepth.
+// Identity, Dropout), Transpose and DepthToSpace/SpaceToDepth (Concat: concat.cpp).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -153,70 +153,6 @@ void evalDropout(const Node& n, std::span<const Tensor* const> in, std::span<Ten
     if (out.size() > 1) out[1] = allTrue(in[0]->shape());
 }
 
-// ---- Concat ----
-
-void inferConcat(Graph& g, const Node& n) {
-    if (n.inputs.empty()) shapeError(n, "Concat needs at least one input");
-    const auto& first = inputValue(g, n, 0);
-    Shape out = first.shape;
-    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(out.size()));
-    out[axis] = 0;
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-        const auto& v = inputValue(g, n, i);
-        if (v.dtype != first.dtype) shapeError(n, "input {} is {}, input 0 is {}", i, dataTypeName(v.dtype), dataTypeName(first.dtype));
-        if (v.shape.size() != out.size()) shapeError(n, "input {} has rank {}, input 0 has rank {}", i, v.shape.size(), out.size());
-        for (size_t d = 0; d < out.size(); ++d)
-            if (static_cast<int64_t>(d) != axis && v.shape[d] != first.shape[d])
-                shapeError(n, "input {} has shape {}, incompatible with {} off axis {}", i, shapeToString(v.shape),
-                           shapeToString(first.shape), axis);
-        out[axis] += v.shape[axis];
-    }
-    setOutput(g, n, 0, first.dtype, out);
-}
-
-// Concat of input i: dims [outer, len_i * inner] into the output at column offset.
-struct ConcatSlice {
-    Shape dims;
-    std::vector<int64_t> inStride, outStride;
-    int64_t outOffset;
-};
-std::vector<ConcatSlice> concatSlices(const Node& n, const std::vector<Shape>& inputs, const Shape& out) {
-    int64_t axis = normalizeAxis(n, n.attrInt("axis", 0), static_cast<int64_t>(out.size()));
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < axis; ++d) outer *= out[d];
-    for (size_t d = axis + 1; d < out.size(); ++d) inner *= out[d];
-    std::vector<ConcatSlice> slices;
-    int64_t at = 0;
-    for (const auto& s : inputs) {
-        int64_t cols = s[axis] * inner;
-        slices.push_back({{outer, cols}, {cols, 1}, {out[axis] * inner, 1}, at});
-        at += cols;
-    }
-    return slices;
-}
-
-void evalConcat(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
-    std::vector<Shape> shapes;
-    for (const Tensor* t : in) shapes.push_back(t->shape());
-    auto slices = concatSlices(n, shapes, out[0].shape());
-    for (size_t i = 0; i < in.size(); ++i)
-        stridedCopyCpu(*in[i], out[0], slices[i].dims, slices[i].inStride, slices[i].outStride, 0, slices[i].outOffset);
-}
-
-void lowerConcat(LowerContext& ctx, const Node& n) {
-    std::vector<Shape> shapes;
-    for (int in : n.inputs) shapes.push_back(ctx.value(in).shape);
-    const auto& out = ctx.value(n.outputs[0]);
-    auto slices = concatSlices(n, shapes, out.shape);
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-        // Its producer wrote it in place.
-        if (ctx.storedAt(n.inputs[i], n.outputs[0], slices[i].outOffset * static_cast<int64_t>(dataTypeSize(out.dtype))))
-            continue;
-        emitStridedCopy(ctx, n, n.inputs[i], n.outputs[0], slices[i].dims, slices[i].inStride, slices[i].outStride, 0,
-                        slices[i].outOffset, dataTypeSize(out.dtype));
-    }
-}
-
 // ---- Transpose, DepthToSpace, SpaceToDepth: permutations ----
 
 // The permutation (over a possibly reshaped input) that implements the node, and that shape.
@@ -341,7 +277,6 @@ void registerLayoutOps(std::vector<OpDef>& t) {
     for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
         t.push_back(withFp16({op, 1, 1000, inferView, evalView, nullptr, true}));
     t.push_back(withFp16({"Dropout", 1, 1000, inferDropout, evalDropout, nullptr, true}));
-    t.push_back(withFp16({"Concat", 1, 1000, inferConcat, evalConcat, lowerConcat}));
     for (const char* op : {"Transpose", "DepthToSpace", "SpaceToDepth"}) {
         OpDef d{op, 1, 1000, inferPermutation, evalPermutation, lowerPermutation};
         if (d.type == "Transpose") d.viewOffset = transposeViewOffset;

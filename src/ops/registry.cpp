@@ -12,7 +12,7 @@ namespace vkinfer::ops {
 const std::vector<OpDef>& opTable() {
     static const std::vector<OpDef> t = [] {
         std::vector<OpDef> v;
-        for (auto* family : {registerConvOps, registerPoolOps, registerElementwiseOps, registerGemmOps, registerLayoutOps,
+        for (auto* family : {registerConvOps, registerPoolOps, registerElementwiseOps, registerGemmOps, registerLayoutOps, registerConcatOps,
                              registerResizeOps, registerUnaryOps, registerCompareOps, registerCastOps, registerReduceOps,
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
                              registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,

@@ -68,6 +68,7 @@ void registerPoolOps(std::vector<OpDef>& table);
 void registerElementwiseOps(std::vector<OpDef>& table);
 void registerGemmOps(std::vector<OpDef>& table);
 void registerLayoutOps(std::vector<OpDef>& table);
+void registerConcatOps(std::vector<OpDef>& table);         // concat.cpp
 void registerResizeOps(std::vector<OpDef>& table);
 void registerUnaryOps(std::vector<OpDef>& table);          // unary.cpp: Exp, Log, Erf, Elu, ...
 void registerCompareOps(std::vector<OpDef>& table);        // compare.cpp: Equal, Less, Greater, Not, Where

@@ -26,7 +26,7 @@ namespace {
 
 // A MatMul's operand `side` as the GEMM reads it: its folded window, or the input as it is.
 StridedView operandOf(const Graph& g, const Node& mm, int side) {
-    if (!mm.operandView[side].empty()) return mm.operandView[side];
+    if (!mm.inputView(side).empty()) return mm.inputView(side);
     return ops::contiguousView(g.values[mm.inputs[side]].shape);
 }
 
@@ -149,7 +149,7 @@ std::optional<Match> matchAt(const Graph& g, const graph::Readers& readers, int 
     if (users.size() != 1 || g.isGraphOutput(probs)) return std::nullopt;
     const Node& mm2 = g.nodes[users[0]];
     if (mm2.opType != "MatMul" || mm2.inputs.size() < 2 || mm2.inputs[0] != probs || mm2.inputs[1] == probs ||
-        mm2.input(2) >= 0 || mm2.input(3) >= 0 || !mm2.operandView[0].empty() ||
+        mm2.input(2) >= 0 || mm2.input(3) >= 0 || !mm2.inputView(0).empty() ||
         mm2.activation.kind != graph::ActKind::None || mm2.matMulScale != 1.0f || !isFloat32(g, mm2.inputs[1]))
         return std::nullopt;
 

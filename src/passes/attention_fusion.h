@@ -3,7 +3,7 @@
 // with Reshapes that only regroup the batch dimensions between the nodes (Swin's shifted-window
 // mask: scores viewed as [batch, windows, heads, S, L] for the mask's Add, and back). It runs
 // after passes::runFusions, so the MatMuls already read Q, K and V through the head Slices,
-// Reshapes and Transposes (Node::operandView), carry the scalar scales on their operands
+// Reshapes and Transposes (Node::inputViews), carry the scalar scales on their operands
 // (Node::matMulScale) and store through the Transpose after them (Node::outputPerm): the
 // fused node reads and writes all of them through strides. A bias that fuseResidualAdd made
 // the first MatMul's residual is taken as one of the added score tensors. It runs before

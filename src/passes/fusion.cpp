@@ -11,6 +11,7 @@
 #include "ops/normalization.h"
 #include "ops/strided_view.h"
 #include "ops/gemm/matmul.h"
+#include "passes/concat_views.h"
 #include "passes/graph_edit.h"
 #include "passes/specialize.h"
 
@@ -21,25 +22,6 @@ using graph::Graph;
 using graph::Node;
 
 namespace {
-
-// The live node producing `value` if `value` is read only by `reader`, is not a graph
-// output, and comes from a node of one of the given types (any type for none); else null.
-Node* soleProducer(Graph& g, const graph::Readers& readers, int value, int reader,
-                   std::initializer_list<const char*> types) {
-    if (value < 0 || g.isGraphOutput(value)) return nullptr;
-    int p = g.values[value].producer;
-    if (p < 0 || g.nodes[p].removed) return nullptr;
-    auto users = readers.of(value);
-    if (users.size() != 1 || users[0] != reader) return nullptr;
-    // The value must appear once among the reader's inputs (Add(x, x) cannot fuse).
-    int uses = 0;
-    for (int in : g.nodes[reader].inputs) uses += in == value;
-    if (uses != 1) return nullptr;
-    if (types.size() == 0) return &g.nodes[p];
-    for (const char* t : types)
-        if (g.nodes[p].opType == t) return &g.nodes[p];
-    return nullptr;
-}
 
 // Ops whose lowering applies a fused activation (Node::activation) to what it stores: the
 // producers an activation, SiLU or Gelu after them can fold into.
@@ -63,12 +45,6 @@ const Tensor* constantInput(const Graph& g, const Node& n, size_t i) {
     return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
 }
 
-// Retires `gone`, whose work `into` now does, and records its name there.
-void foldInto(Graph& g, Node& into, Node& gone) {
-    into.fusedNames.push_back(gone.name);
-    retire(g, gone);
-}
-
 // Replaces producer's output with the fused node's output and retires the fused node. Links
 // are updated in place: relinking the whole graph per fusion made fusion quadratic.
 void absorb(Graph& g, Node& producer, Node& fused) {
@@ -79,12 +55,6 @@ void absorb(Graph& g, Node& producer, Node& fused) {
     if (old >= 0 && old != producer.outputs[0]) g.values[old].producer = -1;
     producer.fusedNames.push_back(fused.name);
     for (auto& n : fused.fusedNames) producer.fusedNames.push_back(n);
-}
-
-// True when a node's optional extra outputs (BatchNormalization's training statistics) are
-// requested: its computation cannot be folded into another node's.
-bool hasExtraOutputs(const Node& n) {
-    return n.outputs.size() > 1 && std::any_of(n.outputs.begin() + 1, n.outputs.end(), [](int o) { return o >= 0; });
 }
 
 bool activationOf(const Graph& g, const Node& n, graph::Activation* act) {
@@ -390,7 +360,7 @@ void foldScalesIntoMatMul(Graph& g) {
 
 // Slice / Reshape / Transpose chains -> MatMul (attention's q, k^T, v: a slice of the fused
 // in-projection, split into heads, heads moved first): the MatMul reads the chain's source
-// through one strided window (Node::operandView, ops/strided_view.h) and the copies go. Each
+// through one strided window (Node::inputViews, ops/strided_view.h) and the copies go. Each
 // node of the chain must feed only the next; the source may have other readers (the other two
 // slices). Where the whole chain cannot be one window (a Reshape that merges dimensions the
 // Slice left apart), the longest tail of it that can be is folded.
@@ -402,28 +372,16 @@ void foldViewsIntoMatMul(Graph& g) {
         if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2) continue;
         for (int side = 0; side < 2; ++side) {
             const int v = mm.inputs[side];
-            if (v < 0 || !mm.operandView[side].empty() || mm.inputs[1 - side] == v) continue;
-            // The chain from the MatMul back to its source, nearest first.
-            std::vector<Node*> chain;
-            for (int value = v, reader = static_cast<int>(i);;) {
-                const int producer = value >= 0 ? g.values[value].producer : -1;
-                if (producer < 0) break;
-                Node* p = soleProducer(g, readers, value, reader, {g.nodes[producer].opType.c_str()});
-                if (!p || p->inputs.empty() || p->inputs[0] < 0 || hasExtraOutputs(*p)) break;
-                if (p->opType != "Slice" && p->opType != "Transpose" && !ops::keepsElementOrder(g, *p)) break;
-                chain.push_back(p);
-                value = p->inputs[0];
-                reader = producer;
-            }
+            if (v < 0 || !mm.inputView(side).empty() || mm.inputs[1 - side] == v) continue;
+            const std::vector<Node*> chain = selectionChain(g, readers, v, static_cast<int>(i));
             const graph::Shape before = g.values[mm.outputs[0]].shape;
             // The longest tail first: the view of the chain's source through every node.
             for (size_t length = chain.size(); length > 0; --length) {
                 const int source = chain[length - 1]->inputs[0];
-                std::optional<graph::StridedView> view = ops::contiguousView(g.values[source].shape);
-                for (size_t k = length; k-- > 0 && view;) view = ops::viewThrough(g, *chain[k], *view);
+                const std::optional<graph::StridedView> view = chainView(g, chain, length);
                 if (!view || view->shape != g.values[v].shape) continue;
                 Node trial = mm;
-                trial.operandView[side] = *view;
+                trial.setInputView(side, *view);
                 trial.inputs[side] = source;
                 try {
                     const auto& stored = g.values[source].shape;
@@ -434,7 +392,7 @@ void foldViewsIntoMatMul(Graph& g) {
                 } catch (const Error&) {
                     continue;  // the GEMM cannot take this window (three batch dimensions)
                 }
-                mm.operandView[side] = *view;
+                mm.setInputView(side, *view);
                 mm.inputs[side] = source;
                 readers.add(source, static_cast<int>(i));
                 for (size_t k = 0; k < length; ++k)
@@ -564,6 +522,7 @@ void runFusions(Graph& g) {
     foldScalesIntoMatMul(g);
     foldViewsIntoMatMul(g);
     foldTransposesIntoMatMulOutput(g);
+    foldViewsIntoConcat(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
     removeDeadNodes(g);

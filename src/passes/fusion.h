@@ -10,6 +10,8 @@
 //   foldViewsIntoMatMul: Slice/Reshape/Transpose chain -> MatMul  =>  MatMul reading the chain's
 //                      source through one strided window (offset and strides)
 //   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its rows transposed
+//   foldViewsIntoConcat (concat_views.h): Slice/Reshape/Transpose chains -> Concat  =>  Concat
+//                      reading each part through one strided window of the chain's source
 //   fuseMatMulBias:    MatMul -> Add(constant row) =>  MatMul with the bias in its epilogue
 //   fuseErfGelu:       x * 0.5 * (1 + erf(x / sqrt 2)) after a producer  =>  producer with Gelu
 // Each rewrite only fires when the intermediate tensor has no other reader and is not a

@@ -89,8 +89,8 @@ bool isStrictPrefix(const std::vector<int>& shorter, const std::vector<int>& lon
 std::vector<int> planConcatPrefixes(const Graph& g, Aliases& al) {
     std::vector<int> host(g.nodes.size(), -1);
     std::vector<int> candidates;
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-        if (inPlaceConcatAxis(g, g.nodes[i]) >= 0) candidates.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < g.nodes.size(); ++i)  // (inputs read through windows are not prefixes of anything)
+        if (inPlaceConcatAxis(g, g.nodes[i]) >= 0 && !g.nodes[i].hasInputViews()) candidates.push_back(static_cast<int>(i));
     for (int a : candidates) {
         const Node& n = g.nodes[a];
         int out = n.outputs[0];
@@ -121,10 +121,15 @@ void planInPlaceConcat(const Graph& g, const std::vector<char>& isView, int64_t 
         if (inPlaceConcatAxis(g, n) < 0 || host[i] >= 0) continue;
         int out = n.outputs[0];
         int64_t offset = 0;
-        for (int in : n.inputs) {
-            int64_t bytes = g.values[in].byteSize();
+        for (size_t k = 0; k < n.inputs.size(); ++k) {
+            const int in = n.inputs[k];
+            // A part read through a window (passes/concat_views.h) is the window's elements, copied.
+            const graph::StridedView& window = n.inputView(k);
+            const bool whole = window.empty();
+            int64_t bytes = whole ? g.values[in].byteSize()
+                                  : elementCount(window.shape) * static_cast<int64_t>(dataTypeSize(g.values[in].dtype));
             int uses = static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), in));
-            bool ok = uses == 1 && al.parent[in] < 0 && !g.values[in].constant && !g.isGraphInput(in) &&
+            bool ok = whole && uses == 1 && al.parent[in] < 0 && !g.values[in].constant && !g.isGraphInput(in) &&
                       !g.isGraphOutput(in) && producesWithDispatch(g, in, isView) && offset % alignment == 0 &&
                       g.values[in].dtype == g.values[out].dtype && bytes > 0;
             if (ok) {

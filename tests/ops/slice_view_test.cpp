@@ -1,8 +1,10 @@
 // Slice, Split and one-index Gather as views (OpDef::viewOffset): where every output is a
 // contiguous run of the input at an offset the device can bind (ShuffleNet's channel halves of
 // a batch-1 map, attention's q, k, v of the stacked projections), the plan gives them no
-// dispatch; elsewhere they stay copies. Plans are checked from the
-// description, and the models run against the CPU reference.
+// dispatch; elsewhere they stay copies. And Concat reading its parts through windows
+// (passes/concat_views.h): torch.roll's Slices and Swin's patch-merging quarters are no copies
+// of their own, and the parts go in one dispatch. Plans are checked from the description, and
+// the models run against the CPU reference.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -74,7 +76,8 @@ TEST(SliceView, ChannelHalvesOfABatchOneMapAreViews) {
         if (split) {
             EXPECT_TRUE(f.has("split"));
         } else {
-            EXPECT_TRUE(f.has("first"));
+            // The first half, read only by the Concat, is read through its window there.
+            EXPECT_FALSE(f.has("first"));
             EXPECT_TRUE(f.has("second"));
         }
         // Only the Concat's copy of the first half and the Transpose move bytes.
@@ -189,6 +192,140 @@ TEST(GatherView, ViewsMatchCpuReference) {
     for (const Case& c : cases) {
         std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1.0f, 1.0f)}};
         expectGpuMatchesCpu(c.b, in, c.what);
+        expectGpuMatchesCpu(c.b, in, c.what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
+    }
+}
+
+// ---- Concat reading its parts through windows ----
+
+OnnxBuilder& sliceNode(OnnxBuilder& b, const std::string& in, const std::string& out, const std::string& name,
+                       const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                       const std::vector<int64_t>& axes, const std::vector<int64_t>& steps) {
+    const int64_t n = static_cast<int64_t>(axes.size());
+    b.initializer(name + "_b", int64Tensor({n}, starts)).initializer(name + "_e", int64Tensor({n}, ends));
+    b.initializer(name + "_a", int64Tensor({n}, axes)).initializer(name + "_s", int64Tensor({n}, steps));
+    b.node("Slice", {in, name + "_b", name + "_e", name + "_a", name + "_s"}, {out}, name);
+    return b;
+}
+
+// torch.roll(x, shifts=(sh, sw), dims=(1, 2)) of a channels-last map [N, H, W, C] as the exporter
+// writes it: per dimension, the last `shift` rows and the rest, concatenated.
+OnnxBuilder rolled(const Shape& x, int64_t sh, int64_t sw) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    std::string in = "a";
+    for (int64_t axis : {1, 2}) {
+        const int64_t len = x[static_cast<size_t>(axis)], shift = ((axis == 1 ? sh : sw) % len + len) % len;
+        const std::string tag = std::to_string(axis);
+        sliceNode(b, in, "tail" + tag, "roll_tail" + tag, {len - shift}, {len}, {axis}, {1});
+        sliceNode(b, in, "head" + tag, "roll_head" + tag, {0}, {len - shift}, {axis}, {1});
+        attr(b.node("Concat", {"tail" + tag, "head" + tag}, {"roll" + tag}, "roll" + tag), "axis", axis);
+        in = "roll" + tag;
+    }
+    b.node("Sigmoid", {in}, {"y"});
+    return b;
+}
+
+// Swin's patch merging: the four quarters x[:, i::2, j::2, :] concatenated on the channels.
+OnnxBuilder patchMerged(const Shape& x) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    std::vector<std::string> quarters;
+    for (int64_t j : {0, 1})
+        for (int64_t i : {0, 1}) {
+            const std::string q = "q" + std::to_string(i) + std::to_string(j);
+            sliceNode(b, "a", q, "take_" + q, {i, j}, {x[1], x[2]}, {1, 2}, {2, 2});
+            quarters.push_back(q);
+        }
+    attr(b.node("Concat", quarters, {"merged"}, "merge"), "axis", int64_t{-1});
+    b.node("Sigmoid", {"merged"}, {"y"});
+    return b;
+}
+
+// Channels of two maps, one of them transposed (H and W swapped): batch 2, so no part can be
+// written in place; with `parts` inputs where more than two (the plain map repeated).
+OnnxBuilder concatWithTranspose(const Shape& x, int parts) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    attr(b.node("Transpose", {"a"}, {"t"}, "swap"), "perm", std::vector<int64_t>{0, 1, 3, 2});
+    b.node("Sigmoid", {"x"}, {"s"});
+    std::vector<std::string> in{"t"};
+    for (int k = 1; k < parts; ++k) {
+        b.node("Sigmoid", {k == 1 ? "s" : "p" + std::to_string(k - 1)}, {"p" + std::to_string(k)});
+        in.push_back("p" + std::to_string(k));
+    }
+    attr(b.node("Concat", in, {"y"}, "cat"), "axis", int64_t{1});
+    return b;
+}
+
+int64_t countOf(const PlanFacts& f, const std::string& prefix) {
+    return std::count_if(f.kernels.begin(), f.kernels.end(), [&](const std::string& k) { return k.rfind(prefix, 0) == 0; });
+}
+
+TEST(ConcatView, RollsAndPatchMergingAreOneDispatchEach) {
+    const Shape map{1, 8, 6, 4};
+    PlanFacts roll = planFacts(rolled(map, 3, -2), map, 16);
+    // Relu, one Concat per rolled dimension, Sigmoid: no Slice copies, one dispatch per Concat.
+    EXPECT_EQ(roll.kernels.size(), 4u) << ::testing::PrintToString(roll.kernels);
+    EXPECT_EQ(countOf(roll, "concat_parts_b32"), 2) << ::testing::PrintToString(roll.kernels);
+    EXPECT_EQ(countOf(planFacts(rolled(map, 3, -2), map, 16, Precision::Float16), "concat_parts_b16"), 2);
+    PlanFacts merge = planFacts(patchMerged(map), map, 16);
+    EXPECT_EQ(merge.kernels.size(), 3u) << ::testing::PrintToString(merge.kernels);
+    EXPECT_EQ(countOf(merge, "concat_parts_b32"), 1);
+    const Shape x{2, 4, 5, 5};
+    PlanFacts two = planFacts(concatWithTranspose(x, 2), x, 16);
+    EXPECT_EQ(countOf(two, "concat_parts_b32"), 1) << ::testing::PrintToString(two.kernels);
+    EXPECT_EQ(countOf(two, "copy_strided"), 0) << "the Transpose is read through its window";
+    // Five parts are more than the kernel takes: one strided copy each.
+    PlanFacts five = planFacts(concatWithTranspose(x, 5), x, 16);
+    EXPECT_EQ(countOf(five, "concat_parts"), 0);
+    EXPECT_EQ(countOf(five, "copy_strided"), 5) << ::testing::PrintToString(five.kernels);
+}
+
+// A batch-1 channel Concat: the produced part is written in place by its producer and only the
+// windowed part is copied.
+OnnxBuilder inPlaceBesideWindow(const Shape& x) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    b.node("Sigmoid", {"x"}, {"s"});
+    sliceNode(b, "a", "every_other", "every_other", {0}, {x[1]}, {1}, {2});
+    attr(b.node("Concat", {"s", "every_other"}, {"cat"}, "cat"), "axis", int64_t{1});
+    b.node("Tanh", {"cat"}, {"y"});
+    return b;
+}
+
+TEST(ConcatView, InPlacePartsStayInPlace) {
+    const Shape x{1, 8, 4, 4};
+    PlanFacts f = planFacts(inPlaceBesideWindow(x), x, 16);
+    // Relu, Sigmoid (into the Concat's output), the window's copy, Tanh.
+    EXPECT_EQ(f.kernels.size(), 4u) << ::testing::PrintToString(f.kernels);
+    EXPECT_EQ(countOf(f, "copy_strided_b32"), 1) << ::testing::PrintToString(f.kernels);
+}
+
+TEST(ConcatView, WindowsMatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        std::string what;
+        OnnxBuilder b;
+        Shape x;
+    };
+    const Shape map{1, 8, 6, 4}, odd{2, 7, 5, 3}, even{2, 6, 10, 3}, x{2, 4, 5, 5};
+    const std::vector<Case> cases = {{"roll (3, -2)", rolled(map, 3, -2), map},
+                                     {"roll (-1, 4) of batch 2", rolled(odd, -1, 4), odd},
+                                     {"roll by a whole turn", rolled(map, 8, 0), map},
+                                     {"patch merging", patchMerged(map), map},
+                                     {"patch merging of batch 2", patchMerged(even), even},
+                                     {"channels beside a transpose", concatWithTranspose(x, 2), x},
+                                     {"four parts", concatWithTranspose(x, 4), x},
+                                     {"five parts (copies)", concatWithTranspose(x, 5), x},
+                                     {"in place beside a window", inPlaceBesideWindow({1, 8, 4, 4}), {1, 8, 4, 4}}};
+    for (const Case& c : cases) {
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1.0f, 1.0f)}};
+        expectGpuMatchesCpu(c.b, in, c.what, exactTolerance());
         expectGpuMatchesCpu(c.b, in, c.what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
     }
 }

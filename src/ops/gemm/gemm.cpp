@@ -174,7 +174,7 @@ struct MatMulShapes {
 };
 
 // An operand: input `stored` as it is, or the window of it that passes/fusion.cpp folded into
-// the product (Node::operandView: a Slice, Reshape or Transpose read through strides).
+// the product (Node::inputViews: a Slice, Reshape or Transpose read through strides).
 using Operand = graph::StridedView;
 
 Operand operandOf(const Node& n, const Shape& stored, const graph::StridedView& view) {
@@ -197,7 +197,7 @@ std::vector<int64_t> batchStrides(const Operand& o, size_t batchDims, const Shap
 
 MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& storedB) {
     if (storedA.empty() || storedB.empty()) shapeError(n, "MatMul operands must have rank >= 1");
-    Operand a = operandOf(n, storedA, n.operandView[0]), b = operandOf(n, storedB, n.operandView[1]);
+    Operand a = operandOf(n, storedA, n.inputView(0)), b = operandOf(n, storedB, n.inputView(1));
     bool aVec = a.shape.size() == 1, bVec = b.shape.size() == 1;
     if (aVec) {
         a.shape.insert(a.shape.begin(), 1);
