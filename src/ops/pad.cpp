@@ -148,6 +148,22 @@ void evalPad(const Node& n, std::span<const Tensor* const> in, std::span<Tensor>
     }
 }
 
+// A Pad that adds nothing moves no element (torchvision's Swin pads each map to a multiple
+// of its window and each patch merge's input to even sides; at 224 x 224 every one of them is
+// already): its output is a view at offset 0. Not where a Cast was folded into it.
+int64_t padViewOffset(const Graph& g, const Node& n, size_t output) {
+    if (output != 0 || n.outputs.empty() || n.inputs.empty() || n.inputs[0] < 0) return -1;
+    try {
+        const DataType type = inputValue(g, n, 0).dtype;
+        if (g.values[n.outputs[0]].dtype != type) return -1;
+        const PadSpec s = padSpecOf(g, n, type);
+        const auto zero = [](int64_t p) { return p == 0; };
+        return std::all_of(s.begin.begin(), s.begin.end(), zero) && std::all_of(s.end.begin(), s.end.end(), zero) ? 0 : -1;
+    } catch (const Error&) {
+        return -1;  // pads not constant: a copy, checked when lowered
+    }
+}
+
 void lowerPad(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     const DataType outType = ctx.value(n.outputs[0]).dtype;
@@ -203,6 +219,10 @@ void lowerPad(LowerContext& ctx, const Node& n) {
 
 }  // namespace
 
-void registerPadOps(std::vector<OpDef>& t) { t.push_back(withFp16({"Pad", 1, 1000, inferPad, evalPad, lowerPad})); }
+void registerPadOps(std::vector<OpDef>& t) {
+    OpDef pad = withFp16({"Pad", 1, 1000, inferPad, evalPad, lowerPad});
+    pad.viewOffset = padViewOffset;
+    t.push_back(pad);
+}
 
 }  // namespace vkinfer::ops

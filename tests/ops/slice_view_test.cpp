@@ -3,8 +3,8 @@
 // a batch-1 map, attention's q, k, v of the stacked projections), the plan gives them no
 // dispatch; elsewhere they stay copies. And Concat reading its parts through windows
 // (passes/concat_views.h): torch.roll's Slices and Swin's patch-merging quarters are no copies
-// of their own, and the parts go in one dispatch. Plans are checked from the description, and
-// the models run against the CPU reference.
+// of their own, and the parts go in one dispatch. A Pad that adds nothing is a view too. Plans
+// are checked from the description, and the models run against the CPU reference.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -327,6 +327,45 @@ TEST(ConcatView, WindowsMatchCpuReference) {
         std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1.0f, 1.0f)}};
         expectGpuMatchesCpu(c.b, in, c.what, exactTolerance());
         expectGpuMatchesCpu(c.b, in, c.what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
+    }
+}
+
+// ---- Pad that adds nothing ----
+
+// torchvision's Swin pads a map to a multiple of its window before the windows are cut: zero
+// pads where the map already is one.
+OnnxBuilder padded(const Shape& x, const std::vector<int64_t>& pads, bool output, const std::string& mode = "constant") {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    b.node("Relu", {"x"}, {"a"});
+    b.initializer("pads", int64Tensor({static_cast<int64_t>(pads.size())}, pads));
+    attr(b.node("Pad", {"a", "pads"}, {output ? "y" : "p"}, "pad"), "mode", std::string(mode));
+    if (!output) b.node("Sigmoid", {"p"}, {"y"});
+    return b;
+}
+
+TEST(PadView, APadThatAddsNothingIsAView) {
+    const Shape x{1, 7, 7, 8};
+    const std::vector<int64_t> none(8, 0), right{0, 0, 0, 0, 0, 0, 1, 0}, shifted{0, -1, 0, 0, 0, 1, 0, 0};
+    EXPECT_TRUE(planFacts(padded(x, none, false), x, 16).has("pad"));
+    EXPECT_TRUE(planFacts(padded(x, none, false, "reflect"), x, 16).has("pad")) << "any mode";
+    EXPECT_TRUE(planFacts(padded(x, none, false), x, 16, Precision::Float16).has("pad"));
+    EXPECT_FALSE(planFacts(padded(x, right, false), x, 16).has("pad")) << "a column added";
+    EXPECT_FALSE(planFacts(padded(x, shifted, false), x, 16).has("pad")) << "cropped at one end, padded at the other";
+    EXPECT_FALSE(planFacts(padded(x, none, true), x, 16).has("pad")) << "a graph output";
+}
+
+TEST(PadView, ViewsMatchCpuReference) {
+    VKINFER_REQUIRE_GPU();
+    const Shape x{1, 7, 7, 8};
+    const std::vector<int64_t> none(8, 0), shifted{0, -1, 0, 0, 0, 1, 0, 0};
+    for (const auto& [what, b] : std::vector<std::pair<std::string, OnnxBuilder>>{
+             {"zero pads", padded(x, none, false)},
+             {"zero pads, a graph output", padded(x, none, true)},
+             {"cropped and padded", padded(x, shifted, false)}}) {
+        std::vector<NamedTensor> in{{"x", randomTensor(x, seedOf(what), -1.0f, 1.0f)}};
+        expectGpuMatchesCpu(b, in, what, exactTolerance());
+        expectGpuMatchesCpu(b, in, what + " fp16", Tolerance{1e-2, 2e-3, true}, Precision::Float16);
     }
 }
 

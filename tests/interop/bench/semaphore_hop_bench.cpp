@@ -4,6 +4,9 @@
 //   two_devices_hop_ms  alternating between two VkDevices on the same GPU (the renderer's and
 //                       a separate context's), each device's timeline semaphore exported as an
 //                       opaque fd and imported by the other: one hop per submission;
+//   two_devices_binary_hop_ms  the same with binary semaphores (exported and imported once,
+//                       signaled and waited in turn): whether the driver crosses faster
+//                       without timelines;
 //   one_device_step_ms  the same chain on one device and queue (no hop: what a submission
 //                       costs on its own).
 // Wall time of the whole chain, submitted up front and waited on the host, over its length;
@@ -83,8 +86,10 @@ struct Station {
         vkDestroyCommandPool(d, pool, nullptr);
     }
 
-    // The fill, after `wait` reaches waitValue (none for a null semaphore), then `signal` = signalValue.
-    void submit(VkSemaphore wait, uint64_t waitValue, VkSemaphore signal, uint64_t signalValue) {
+    // The fill, after `wait` reaches waitValue (none for a null semaphore), then `signal` =
+    // signalValue (none for a null one) and `fence`.
+    void submit(VkSemaphore wait, uint64_t waitValue, VkSemaphore signal, uint64_t signalValue,
+                VkFence fence = VK_NULL_HANDLE) {
         VkTimelineSemaphoreSubmitInfo ti{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
         const VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
         VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -98,11 +103,13 @@ struct Station {
             ti.waitSemaphoreValueCount = 1;
             ti.pWaitSemaphoreValues = &waitValue;
         }
-        si.signalSemaphoreCount = 1;
-        si.pSignalSemaphores = &signal;
-        ti.signalSemaphoreValueCount = 1;
-        ti.pSignalSemaphoreValues = &signalValue;
-        check(vkQueueSubmit(gpu.queue(), 1, &si, VK_NULL_HANDLE), "vkQueueSubmit");
+        if (signal) {
+            si.signalSemaphoreCount = 1;
+            si.pSignalSemaphores = &signal;
+            ti.signalSemaphoreValueCount = 1;
+            ti.pSignalSemaphoreValues = &signalValue;
+        }
+        check(vkQueueSubmit(gpu.queue(), 1, &si, fence), "vkQueueSubmit");
     }
 };
 
@@ -138,8 +145,16 @@ int run(uint32_t steps, uint32_t rounds) {
     VkSemaphore aInB = b.importSemaphoreFd(a.exportSemaphoreFd(ownA), true);
     VkSemaphore bInA = a.importSemaphoreFd(b.exportSemaphoreFd(ownB), true);
 
+    VkSemaphore binA = a.createExportableSemaphore(false), binB = b.createExportableSemaphore(false);
+    VkSemaphore binAInB = b.importSemaphoreFd(a.exportSemaphoreFd(binA), false);
+    VkSemaphore binBInA = a.importSemaphoreFd(b.exportSemaphoreFd(binB), false);
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fenceA = VK_NULL_HANDLE, fenceB = VK_NULL_HANDLE;
+    check(vkCreateFence(a.device(), &fi, nullptr, &fenceA), "vkCreateFence");
+    check(vkCreateFence(b.device(), &fi, nullptr, &fenceB), "vkCreateFence");
+
     uint64_t value = 0;  // the chain's last value, across rounds: timelines only grow
-    std::vector<double> hop, step;
+    std::vector<double> hop, binaryHop, step;
     for (uint32_t r = 0; r < rounds + 1; ++r) {  // the first round warms up
         // Two devices: odd steps on A (waiting on B's previous value), even ones on B.
         Clock::time_point t = Clock::now();
@@ -150,6 +165,25 @@ int run(uint32_t steps, uint32_t rounds) {
         }
         waitValue(value % 2 ? a.device() : b.device(), value % 2 ? ownA : ownB, value);
         const double twoDevices = msSince(t) / steps;
+        // Binary: A signals binA (B's next wait), B signals binB (A's next wait); the last step
+        // signals a fence instead, so that no binary semaphore is left signaled for the next round.
+        t = Clock::now();
+        VkFence done = VK_NULL_HANDLE;
+        for (uint32_t k = 0; k < steps; ++k) {
+            const bool onA = k % 2 == 0, last = k + 1 == steps;
+            Station& st = onA ? sa : sb;
+            VkSemaphore wait = k == 0 ? VK_NULL_HANDLE : onA ? binBInA : binAInB;
+            if (last) {
+                done = onA ? fenceA : fenceB;
+                st.submit(wait, 0, VK_NULL_HANDLE, 0, done);
+            } else {
+                st.submit(wait, 0, onA ? binA : binB, 0);
+            }
+        }
+        VkDevice doneDevice = steps % 2 ? a.device() : b.device();
+        check(vkWaitForFences(doneDevice, 1, &done, VK_TRUE, 10'000'000'000ull), "vkWaitForFences");
+        check(vkResetFences(doneDevice, 1, &done), "vkResetFences");
+        const double binary = msSince(t) / steps;
         // One device: the same chain on A's queue and A's timeline.
         uint64_t base = 0;
         VkSemaphore own = a.createExportableSemaphore(true);
@@ -160,16 +194,23 @@ int run(uint32_t steps, uint32_t rounds) {
         a.destroy(own);
         if (r > 0) {
             hop.push_back(twoDevices);
+            binaryHop.push_back(binary);
             step.push_back(oneDevice);
         }
     }
     std::printf("{\"device\": \"%s\", \"steps\": %u, \"rounds\": %u, \"two_devices_hop_ms\": %.4f, "
-                "\"one_device_step_ms\": %.4f}\n",
-                ctx->device().name.c_str(), steps, rounds, median(hop), median(step));
+                "\"two_devices_binary_hop_ms\": %.4f, \"one_device_step_ms\": %.4f}\n",
+                ctx->device().name.c_str(), steps, rounds, median(hop), median(binaryHop), median(step));
     vkDeviceWaitIdle(a.device());
     vkDeviceWaitIdle(b.device());
     a.destroy(bInA);
     b.destroy(aInB);
+    a.destroy(binBInA);
+    b.destroy(binAInB);
+    a.destroy(binA);
+    b.destroy(binB);
+    vkDestroyFence(a.device(), fenceA, nullptr);
+    vkDestroyFence(b.device(), fenceB, nullptr);
     a.destroy(ownA);
     b.destroy(ownB);
     return 0;
