@@ -33,7 +33,8 @@ void main() {
                 c = abs(c) % period;
                 if (c >= n) c = period - c;
             } else {
-                c = ((c % n) + n) % n;
+                // (GLSL leaves % of a negative operand undefined: NVIDIA's differs from lavapipe's.)
+                c = c >= 0 ? c % n : n - 1 - (-c - 1) % n;
             }
         }
         src += uint(c) * p.inStride[d];
