@@ -7,6 +7,10 @@
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
+// Nearest: the source row of each output row, then the source column of each output column,
+// computed on the CPU (ops/resize.cpp, nearestTaps): the division below is not correctly
+// rounded on every device, and a coordinate one ulp off a tie picks the other pixel.
+layout(std430, binding = 2) readonly buffer Taps { int nearestTap[]; };
 
 float sourceCoord(uint o, float scale, uint inLen, uint outLen) {
     float xo = float(o);
@@ -17,27 +21,18 @@ float sourceCoord(uint o, float scale, uint inLen, uint outLen) {
     return (xo + 0.5) / scale;                                                     // tf_half_pixel_for_nn
 }
 
-int nearestIndex(float c, uint inLen) {
-    float r;
-    if (NEAREST_MODE == 0u) r = (c == floor(c) + 0.5) ? floor(c) : round(c);       // round_prefer_floor
-    else if (NEAREST_MODE == 1u) r = (c == floor(c) + 0.5) ? ceil(c) : round(c);   // round_prefer_ceil
-    else if (NEAREST_MODE == 2u) r = floor(c);
-    else r = ceil(c);
-    return clamp(int(r), 0, int(inLen) - 1);
-}
-
 void main() {
     uint idx = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     if (idx >= p.NC * p.OH * p.OW) return;
     uint ox = idx % p.OW, t = idx / p.OW;
     uint oy = t % p.OH, nc = t / p.OH;
-    float cy = sourceCoord(oy, p.scaleH, p.IH, p.OH);
-    float cx = sourceCoord(ox, p.scaleW, p.IW, p.OW);
     uint base = nc * p.IH * p.IW;
     float v;
     if (LINEAR == 0u) {
-        v = float(x[base + uint(nearestIndex(cy, p.IH)) * p.IW + uint(nearestIndex(cx, p.IW))]);
+        v = float(x[base + uint(nearestTap[oy]) * p.IW + uint(nearestTap[p.OH + ox])]);
     } else {
+        float cy = sourceCoord(oy, p.scaleH, p.IH, p.OH);
+        float cx = sourceCoord(ox, p.scaleW, p.IW, p.OW);
         cy = clamp(cy, 0.0, float(p.IH - 1u));
         cx = clamp(cx, 0.0, float(p.IW - 1u));
         uint y0 = uint(floor(cy)), x0 = uint(floor(cx));

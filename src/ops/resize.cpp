@@ -217,7 +217,8 @@ void inferResize(Graph& g, const Node& n) {
     setOutput(g, n, 0, DataType::Float32, resizeSpecOf(g, n).out);
 }
 
-// CPU twins of sourceCoord() and nearestIndex() in shaders/resize.comp.
+// The coordinate arithmetic of shaders/resize.comp (sourceCoord; nearest taps come from here,
+// nearestTaps).
 float sourceCoord(CoordMode m, int64_t o, float scale, int64_t inLen, int64_t outLen) {
     float xo = static_cast<float>(o);
     switch (m) {
@@ -408,20 +409,35 @@ void evalResizeWith(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor&
             }
 }
 
+// Nearest: the source row of each output row, then the source column of each output column,
+// computed here by the CPU reference's own arithmetic. On the GPU, `(x + 0.5) / scale` is not
+// correctly rounded everywhere (NVIDIA divides approximately), and a coordinate one ulp off a
+// tie picks the other pixel.
+Tensor nearestTaps(const ResizeSpec& s, int64_t IH, int64_t IW, int64_t OH, int64_t OW) {
+    Tensor t(DataType::Int32, {OH + OW});
+    int32_t* taps = t.as<int32_t>();
+    for (int64_t o = 0; o < OH; ++o)
+        taps[o] = static_cast<int32_t>(nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleH, IH, OH), IH));
+    for (int64_t o = 0; o < OW; ++o)
+        taps[OH + o] = static_cast<int32_t>(nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleW, IW, OW), IW));
+    return t;
+}
+
 void lowerResize(LowerContext& ctx, const Node& n) {
     ResizeSpec s = resizeSpecOf(ctx.graph(), n);
-    const Shape& in = ctx.value(n.inputs[0]).shape;
+    const Shape in = ctx.value(n.inputs[0]).shape;  // a copy: addConstant below grows the value table
     const size_t r = in.size();
     int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     requireIndexable(n, std::max(count, ctx.value(n.inputs[0]).elementCount()));
     if (s.general) return lowerResizeGeneral(ctx, n, s);
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    // (Linear reads no taps: binding 2 is the input again.)
+    const int taps = s.linear ? n.inputs[0] : ctx.addConstant(n.name + "_nearest_taps", nearestTaps(s, IH, IW, OH, OW));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize::variant(type), "resize", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::resize::kLinear, s.linear ? 1 : 0);
     d.setSpec(kernels::resize::kCoordMode, static_cast<uint32_t>(s.coord));
-    d.setSpec(kernels::resize::kNearestMode, static_cast<uint32_t>(s.nearest));
     kernels::resize::Push p{};
     p.NC = static_cast<uint32_t>(count / std::max<int64_t>(OH * OW, 1));
     p.IH = static_cast<uint32_t>(IH);
@@ -432,7 +448,7 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     p.scaleW = s.scaleW;
     d.setPush(p);
     setLaunch1d(d, count);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(taps)};
 }
 
 }  // namespace

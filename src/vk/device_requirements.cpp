@@ -32,6 +32,8 @@ const std::vector<Use>& featureUses() {
         {"timelineSemaphore", kV12, false,
          "the session's timeline semaphore: exportTimelineSemaphore, waiting on imported timeline semaphores"},
         {"vulkanMemoryModel", kV12, false, "cooperative-matrix kernels (with VK_KHR_ or VK_NV_cooperative_matrix)"},
+        {"vulkanMemoryModelDeviceScope", kV12, false,
+         "atomics at device scope (the run-time index checks' status word) where vulkanMemoryModel is enabled"},
         {"cooperativeMatrix", kCoopKhr, false,
          "tensor-core convolution and matrix-multiply kernels in float16 (with VK_KHR_cooperative_matrix; preferred)"},
         {"cooperativeMatrix", kCoopNv, false,
@@ -224,6 +226,10 @@ EnablePlan planDeviceFeatures(VkPhysicalDevice phys, bool offerKhrCooperativeMat
     const bool tensorCoresNv = coopNv && have.coopNv.cooperativeMatrix && matrixBasics;
     const bool tensorCoresKhr = coopKhr && have.coopKhr.cooperativeMatrix && matrixBasics;
     want.v12.vulkanMemoryModel = tensorCoresNv || tensorCoresKhr;
+    // With the memory model on, every shader's atomics at device scope (glslang's default scope:
+    // the index checks' atomicOr) need this too (VUID-RuntimeSpirv-vulkanMemoryModel-06265; the
+    // layer reported it on NVIDIA for every Gather, Scatter and Resize with run-time checks).
+    want.v12.vulkanMemoryModelDeviceScope = want.v12.vulkanMemoryModel && have.v12.vulkanMemoryModelDeviceScope;
     want.coopNv.cooperativeMatrix = tensorCoresNv;
     want.coopKhr.cooperativeMatrix = tensorCoresKhr;
     want.link(tensorCoresNv, tensorCoresKhr);
