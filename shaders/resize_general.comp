@@ -10,6 +10,12 @@
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
+// Nearest (MODE 0): the source row of each output row, then the source column of each output
+// column, clamped, or OUTSIDE beyond a tf_crop_and_resize roi: computed on the CPU
+// (ops/resize.cpp, generalNearestTaps), since the divisions below are not correctly rounded on
+// every device and a coordinate one ulp off a tie picks the other pixel.
+layout(std430, binding = 2) readonly buffer Taps { int nearestTap[]; };
+const int OUTSIDE = -2147483647 - 1;
 
 // Source coordinate; `outside` is set for tf_crop_and_resize beyond the input.
 float sourceCoord(uint o, float scale, uint inLen, uint outLen, float len, float r0, float r1, inout bool outside) {
@@ -25,18 +31,8 @@ float sourceCoord(uint o, float scale, uint inLen, uint outLen, float len, float
     return c;
 }
 
-// Taps along one axis: first index (may lie outside; reads clamp) and up to 4 weights.
+// Taps along one axis (linear, cubic): first index (may lie outside; reads clamp) and up to 4 weights.
 void taps(float c, uint inLen, out int first, out vec4 w) {
-    if (MODE == 0u) {
-        float r;
-        if (NEAREST_MODE == 0u) r = (c == floor(c) + 0.5) ? floor(c) : round(c);
-        else if (NEAREST_MODE == 1u) r = (c == floor(c) + 0.5) ? ceil(c) : round(c);
-        else if (NEAREST_MODE == 2u) r = floor(c);
-        else r = ceil(c);
-        first = int(r);
-        w = vec4(1.0, 0.0, 0.0, 0.0);
-        return;
-    }
     float f = floor(c), t = c - f;
     if (MODE == 1u) {
         first = int(f);
@@ -59,6 +55,12 @@ void main() {
     if (idx >= p.NC * p.OH * p.OW) return;
     uint ox = idx % p.OW, t = idx / p.OW;
     uint oy = t % p.OH, nc = t / p.OH;
+    if (MODE == 0u) {
+        int ty = nearestTap[oy], tx = nearestTap[p.OH + ox];
+        y[idx] = T(activate(ty == OUTSIDE || tx == OUTSIDE ? p.extrapolation
+                                                           : float(x[(nc * p.IH + uint(ty)) * p.IW + uint(tx)])));
+        return;
+    }
     bool outside = false;
     float cy = sourceCoord(oy, p.scaleH, p.IH, p.OH, p.lenH, p.roiH0, p.roiH1, outside);
     float cx = sourceCoord(ox, p.scaleW, p.IW, p.OW, p.lenW, p.roiW0, p.roiW1, outside);

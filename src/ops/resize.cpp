@@ -6,6 +6,7 @@
 // common nearest/bilinear cases; resize_general.comp the rest (ResizeSpec::general).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 
 #include "kernels/families/resize.h"
@@ -347,16 +348,36 @@ void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tens
             }
 }
 
+// resize_general.comp's nearest taps along one axis: the source index (clamped, as the reads
+// are) of each output index, or kOutsideTap beyond a tf_crop_and_resize roi.
+constexpr int32_t kOutsideTap = INT32_MIN;
+void appendGeneralNearestTaps(const ResizeSpec& s, float scale, int64_t inLen, int64_t outLen, float len, float r0,
+                              float r1, int32_t* taps) {
+    for (int64_t o = 0; o < outLen; ++o) {
+        const std::optional<float> c = generalCoord(s, o, scale, inLen, outLen, len, r0, r1);
+        taps[o] = c ? static_cast<int32_t>(std::clamp<int64_t>(generalTaps(s, *c, inLen).first, 0, inLen - 1))
+                    : kOutsideTap;
+    }
+}
+
 void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
-    const Shape& in = ctx.value(n.inputs[0]).shape;
+    const Shape in = ctx.value(n.inputs[0]).shape;  // a copy: addConstant below grows the value table
     const size_t r = in.size();
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
+    const bool nearest = !s.cubic && !s.linear;
+    int taps = n.inputs[0];  // (linear and cubic read no taps: binding 2 is the input again)
+    if (nearest) {
+        const int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+        Tensor t(DataType::Int32, {OH + OW});
+        appendGeneralNearestTaps(s, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1, t.as<int32_t>());
+        appendGeneralNearestTaps(s, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1, t.as<int32_t>() + OH);
+        taps = ctx.addConstant(n.name + "_nearest_taps", std::move(t));
+    }
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize_general::variant(type), "resize_general", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::resize_general::kMode, s.cubic ? 2 : s.linear ? 1 : 0);
     d.setSpec(kernels::resize_general::kCoordMode, static_cast<uint32_t>(s.coord));
-    d.setSpec(kernels::resize_general::kNearestMode, static_cast<uint32_t>(s.nearest));
     d.setSpec(kernels::resize_general::kExcludeOutside, s.excludeOutside ? 1 : 0);
     kernels::resize_general::Push p{};
     p.NC = u32(count / std::max<int64_t>(s.out[r - 2] * s.out[r - 1], 1));
@@ -376,7 +397,7 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     p.extrapolation = s.extrapolation;
     d.setPush(p);
     setLaunch1d(d, count);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(taps)};
 }
 
 void evalResizeWith(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor& y) {
