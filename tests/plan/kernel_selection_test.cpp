@@ -408,15 +408,20 @@ TEST(GemmSelection, PerDeviceTable) {
           "portable 64x64 split 1 x 64",
           "portable 64x64 split 1 x 64"}},
         // A small transformer's projections: a reduction of 128 is never split (one dispatch
-        // beats two), one of 512 is.
+        // beats two), one of 512 is; fewer than 128 rows take 64-column tiles.
         {"tiny_vit mlp up 65x512x128", 65, 512, 128, 1,
+         {"portable 64x64 split 1 x 128",
+          "coopmat 64x64 wordsA wordsB split 1 x 128",
+          "portable 64x64 split 1 x 128",
+          "portable 64x64 split 1 x 128"}},
+        {"128 rows keep 128 columns 128x512x128", 128, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
           "coopmat 64x128 wordsA wordsB split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"tiny_vit mlp down 65x128x512", 65, 128, 512, 1,
          {"portable 64x64 split 8 x 64",
-          "coopmat 64x128 wordsA wordsB split 8 x 64",
+          "coopmat 64x64 wordsA wordsB split 8 x 64",
           "portable 64x64 split 8 x 64",
           "portable 64x64 split 8 x 64"}},
         {"vit batch 8 qkv 1576x2304x768: 234 tiles of 128", 1576, 2304, 768, 1,

@@ -31,11 +31,17 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         // transformer's projections of a few hundred tokens (ViT-B/16: 197 x 2304 x 768, 36
         // tiles of 128) take twice as many of 64 rows instead, rather than idle multiprocessors
         // or a split reduction.
-        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, kernels::gemm_cm::BN) * p.batches();
-        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 ? kernels::gemm_cm::Bm::t128
-                                                                          : kernels::gemm_cm::Bm::t64;
-        c.bm = kernels::gemm_cm::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
-        c.bn = kernels::gemm_cm::BN;
+        namespace k = kernels::gemm_cm;
+        const int64_t wide = k::kBnValues[static_cast<size_t>(k::Bn::none)].BN;
+        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, wide) * p.batches();
+        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 ? k::Bm::t128 : k::Bm::t64;
+        // Products of fewer rows than kCoopmatGemmNarrowBelowRows (a small transformer's 65
+        // tokens, a last stage's 7 x 7) take 64-column tiles: twice the workgroups at the same
+        // 64 rows (H100, run 57: tiny_vit 0.3185 -> 0.2511 ms). The rows decide, not the tile
+        // count: narrower tiles for ViT-B/16's 197 rows made it take 128-row tiles, 22% slower.
+        c.coopmatColumns = p.M < kCoopmatGemmNarrowBelowRows ? k::Bn::n64 : k::Bn::none;
+        c.bm = k::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
+        c.bn = k::kBnValues[static_cast<size_t>(c.coopmatColumns)].BN;
     } else {
         c.portableTile = c.smallM ? kernels::gemm::Tile::t16x128 : kernels::gemm::Tile::t64x64;
         const auto& v = kernels::gemm::kTileValues[static_cast<size_t>(c.portableTile)];

@@ -38,7 +38,7 @@ struct GemmProblem {
 
 enum class GemmKernel : uint8_t {
     Portable,  // gemm.comp: 64x64 tiles of 4x4 per invocation, or 16x128 for M <= 16
-    Coopmat,   // gemm_cm.comp: float16 on cooperative matrices, 64x128 or 128x128 tiles
+    Coopmat,   // gemm_cm.comp: float16 on cooperative matrices, 64x64, 64x128 or 128x128 tiles
 };
 
 struct GemmChoice {
@@ -47,6 +47,7 @@ struct GemmChoice {
     bool smallM = false;       // the portable 16x128 tile
     kernels::gemm::Tile portableTile = kernels::gemm::Tile::t64x64;
     kernels::gemm_cm::Bm coopmatTile = kernels::gemm_cm::Bm::t64;
+    kernels::gemm_cm::Bn coopmatColumns = kernels::gemm_cm::Bn::none;  // 128 columns; n64: 64
     // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and tiles
     // that fill the product with no bounds checks (_full).
     bool wordsA = false, wordsB = false, fullTiles = false;
@@ -56,6 +57,9 @@ struct GemmChoice {
 // The fewest 128-row cooperative-matrix tiles (with their batches) for which a product with
 // M >= 128 takes them; fewer take 64-row tiles: half of the 128 workgroups split-K aims at.
 inline constexpr int64_t kCoopmatGemmTilesFor128 = 64;
+// Cooperative-matrix products of fewer rows than this take 64-column tiles (with 64 rows:
+// below 128 rows the row tiles are always 64).
+inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 128;
 
 // `siblings`: the product shares its wave with parallel branches (ops::hasParallelSiblings);
 // it is then never split.
