@@ -42,7 +42,15 @@ uint64_t checkedByteSize(const std::vector<int64_t>& dims, DataType type, const 
     return static_cast<uint64_t>(n);
 }
 
-Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what, ExternalData* external) {
+void normalizeBools(Tensor& t) {
+    if (t.dtype() != DataType::Bool) return;
+    uint8_t* b = reinterpret_cast<uint8_t*>(t.data());
+    for (int64_t i = 0; i < t.byteSize(); ++i) b[i] = b[i] != 0;
+}
+
+namespace {
+
+Tensor decodeTensor(const onnx::TensorProto& proto, const std::string& what, ExternalData* external) {
     // ONNX readers go by data_location alone (external_data entries without it are ignored).
     const bool isExternal = proto.data_location() == onnx::TensorProto::EXTERNAL;
     auto type = static_cast<DataType>(proto.data_type());
@@ -102,6 +110,14 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what, 
         case DataType::Bool: copyTyped<uint8_t>(t, proto.int32_data(), what); break;
         default: fail(ErrorCode::Unsupported, "tensor '{}' has unsupported data type {}", what, dataTypeName(type));
     }
+    return t;
+}
+
+}  // namespace
+
+Tensor tensorFromProto(const onnx::TensorProto& proto, const std::string& what, ExternalData* external) {
+    Tensor t = decodeTensor(proto, what, external);
+    normalizeBools(t);
     return t;
 }
 

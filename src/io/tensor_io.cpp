@@ -131,6 +131,7 @@ Tensor parseNpy(const std::string& bytes, const std::string& path) {
              bytes.size() - dataStart - need == 1 ? "s" : "", dataTypeName(type), shapeToString(shape), need);
     Tensor t(type, shape);
     std::memcpy(t.data(), bytes.data() + dataStart, t.byteSize());
+    io::normalizeBools(t);
     return t;
 }
 

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 #include <vkinfer/vkinfer.h>
 
+#include <array>
 #include <cstring>
 #include <random>
 
@@ -49,6 +50,29 @@ TEST(IoTensorProto, RoundTripEveryTypeKeepsNameShapeAndBytes) {
             ASSERT_TRUE(viaExt.ok());
             EXPECT_EQ(viaExt->shape(), shape);
         }
+    }
+}
+
+// Bool bytes other than 0 and 1 (raw data, the int32 field, .npy) read as 1: the CPU reference
+// reads bool tensors as C++ bool, for which any other byte is undefined (a fuzzer finding).
+TEST(IoTensorProto, BoolBytesReadAsZeroOrOne) {
+    TempDir dir;
+    auto raw = protoOf(DataType::Bool, {4});
+    raw.set_raw_data(std::string("\x00\x02\xff\x01", 4));
+    writeProto(dir.file("raw.pb"), raw);
+    auto field = protoOf(DataType::Bool, {4});
+    for (int v : {0, 2, 255, 1}) field.add_int32_data(v);
+    writeProto(dir.file("field.pb"), field);
+    Tensor npyBools(DataType::Bool, {4});
+    for (size_t i = 0; i < 4; ++i) npyBools.data()[i] = static_cast<std::byte>(std::array<int, 4>{0, 2, 255, 1}[i]);
+    ASSERT_TRUE(saveNpy(dir.file("b.npy"), npyBools).ok());
+    for (const char* f : {"raw.pb", "field.pb", "b.npy"}) {
+        SCOPED_TRACE(f);
+        auto t = loadTensorFile(dir.file(f));
+        ASSERT_TRUE(t.ok()) << t.status().toString();
+        ASSERT_EQ(t->byteSize(), 4u);
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(t->data());
+        EXPECT_EQ(std::vector<int>(b, b + 4), (std::vector<int>{0, 1, 1, 1}));
     }
 }
 
