@@ -86,23 +86,6 @@ std::optional<Tensor> axesInputOf(const Graph& g, const Node& n) {
 
 bool integerOnlyOk(ReduceOp op) { return op != ReduceOp::L2 && op != ReduceOp::LogSum && op != ReduceOp::LogSumExp; }
 
-void inferReduce(Graph& g, const Node& n) {
-    const auto& x = inputValue(g, n, 0);
-    auto axesInput = axesInputOf(g, n);
-    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(x.shape.size()));
-    if (x.dtype == DataType::Bool || dataTypeSize(x.dtype) == 0)
-        unsupported(n, "{} is not supported for {} input '{}'", n.opType, dataTypeName(x.dtype), x.name);
-    if (a.noop) return setOutput(g, n, 0, x.dtype, x.shape);
-    bool keep = n.attrInt("keepdims", 1) != 0;
-    Shape out;
-    for (size_t d = 0; d < x.shape.size(); ++d) {
-        bool reduced = std::find(a.axes.begin(), a.axes.end(), static_cast<int64_t>(d)) != a.axes.end();
-        if (!reduced) out.push_back(x.shape[d]);
-        else if (keep) out.push_back(1);
-    }
-    setOutput(g, n, 0, x.dtype, out);
-}
-
 // One output element of the reference from its reduced values (double for floats and for
 // L2/LogSum/LogSumExp, exact int64 otherwise).
 double reduceValues(ReduceOp op, const std::vector<double>& v) {
@@ -143,6 +126,9 @@ T reduceInts(ReduceOp op, const std::vector<T>& v) {
     // promote to int and overflow there), whose low bits are T's.
     uint64_t acc = op == ReduceOp::Prod ? 1 : 0;
     if ((op == ReduceOp::Max || op == ReduceOp::Min) && !v.empty()) acc = static_cast<uint64_t>(v[0]);
+    // An empty set's maximum is the type's lowest value and its minimum the highest (ONNX).
+    if (op == ReduceOp::Max && v.empty()) return std::numeric_limits<T>::lowest();
+    if (op == ReduceOp::Min && v.empty()) return std::numeric_limits<T>::max();
     for (T e : v) {
         const uint64_t u = static_cast<uint64_t>(e);
         switch (op) {
@@ -210,6 +196,33 @@ void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tens
         });
     });
     out[0] = narrowFromFloat32(y, in[0]->dtype());
+}
+
+void inferReduce(Graph& g, const Node& n) {
+    const auto& x = inputValue(g, n, 0);
+    auto axesInput = axesInputOf(g, n);
+    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(x.shape.size()));
+    if (x.dtype == DataType::Bool || dataTypeSize(x.dtype) == 0)
+        unsupported(n, "{} is not supported for {} input '{}'", n.opType, dataTypeName(x.dtype), x.name);
+    if (a.noop) return setOutput(g, n, 0, x.dtype, x.shape);
+    bool keep = n.attrInt("keepdims", 1) != 0;
+    Shape out;
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+        bool reduced = std::find(a.axes.begin(), a.axes.end(), static_cast<int64_t>(d)) != a.axes.end();
+        if (!reduced) out.push_back(x.shape[d]);
+        else if (keep) out.push_back(1);
+    }
+    setOutput(g, n, 0, x.dtype, out);
+    // A reduction over an empty axis reads nothing: its output is the operation's value for
+    // an empty set (0 for sums, -inf for max, 1 for products, NaN for a mean), a constant that
+    // specialize() folds, so no kernel binds the empty input.
+    if (x.elementCount() == 0 && elementCount(out) > 0) {
+        const Tensor empty(x.dtype, x.shape);
+        const Tensor* in[] = {&empty, axesInput ? &*axesInput : nullptr};
+        std::vector<Tensor> y(1, Tensor(x.dtype, out));
+        evalReduce(n, std::span<const Tensor* const>(in, axesInput ? 2 : 1), y);
+        g.values[n.outputs[0]].constant = std::move(y[0]);
+    }
 }
 
 void lowerReduce(LowerContext& ctx, const Node& n) {

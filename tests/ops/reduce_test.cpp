@@ -127,6 +127,31 @@ TEST(ReduceOp, Integers) {
                           "int32 ReduceMean truncates");
 }
 
+// A reduction over an empty axis is the operation's value for an empty set (ONNX 18), folded
+// at planning: no kernel binds the empty input. Integers have no infinities: their max of
+// nothing is the type's lowest value, their min the highest.
+TEST(ReduceOp, EmptyAxisGivesTheEmptySetsValue) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::pair<const char*, double> floats[] = {
+        {"ReduceSum", 0.0},   {"ReduceSumSquare", 0.0}, {"ReduceL1", 0.0},        {"ReduceL2", 0.0},
+        {"ReduceMax", -inf},  {"ReduceMin", inf},       {"ReduceProd", 1.0},      {"ReduceLogSum", -inf},
+        {"ReduceLogSumExp", -inf}};
+    for (const auto& [op, value] : floats) {
+        std::string what = std::string(op) + " over an empty axis";
+        expectReferenceEquals(reduceModel(op, {2, 0, 3}, {1}, 1, true), {{"x", Tensor(DataType::Float32, {2, 0, 3})}},
+                              {typedTensor(DataType::Float32, {2, 1, 3}, std::vector<double>(6, value))}, what);
+    }
+    auto mean = cpuReference(reduceModel("ReduceMean", {2, 0}, {1}, 0, true), {{"x", Tensor(DataType::Float32, {2, 0})}},
+                             "ReduceMean over an empty axis");
+    ASSERT_EQ(mean.size(), 1u);
+    EXPECT_TRUE(std::isnan(mean[0].as<float>()[0])) << "0 / 0";
+    expectReferenceEquals(reduceModel("ReduceMin", {3, 0}, {1}, 0, true, DataType::Int32), {{"x", Tensor(DataType::Int32, {3, 0})}},
+                          {typedTensor(DataType::Int32, {3}, std::vector<double>(3, 2147483647.0))}, "int32 ReduceMin of nothing");
+    expectReferenceEquals(reduceModel("ReduceMax", {3, 0}, {1}, 0, true, DataType::Int64), {{"x", Tensor(DataType::Int64, {3, 0})}},
+                          {typedTensor(DataType::Int64, {3}, std::vector<double>(3, -9223372036854775808.0))},
+                          "int64 ReduceMax of nothing");
+}
+
 // The reference's integer edges (constant folding; the fuzzer found the first): |INT64_MIN|
 // wraps to itself, a mean divides by the count in int64 (int8 over 256 elements: by 256, not by
 // the count converted to int8, 0).
