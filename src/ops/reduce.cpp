@@ -12,6 +12,7 @@
 #include "ops/cpu_copy.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
+#include "ops/reduce.h"
 #include "ops/registry.h"
 
 namespace vkinfer::ops {
@@ -225,24 +226,12 @@ void inferReduce(Graph& g, const Node& n) {
     }
 }
 
-void lowerReduce(LowerContext& ctx, const Node& n) {
-    const auto& xv = ctx.value(n.inputs[0]);
-    auto axesInput = axesInputOf(ctx.graph(), n);
-    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(xv.shape.size()));
-    if (a.noop) {
-        auto st = contiguousStrides(xv.shape);
-        emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], xv.shape, st, st, 0, 0, dataTypeSize(xv.dtype));
-        return;
-    }
-    ReduceOp op = reduceOpOf(n);
-    if (xv.dtype == DataType::Float64)
-        unsupported(n, "{} of float64 tensors runs on the CPU reference only (the engine does not enable shaderFloat64)",
-                    n.opType);
-    if (!isFloatType(xv.dtype) && !integerOnlyOk(op))
-        unsupported(n, "{} of {} tensors runs on the CPU reference only", n.opType, dataTypeName(xv.dtype));
-    ReduceLayout l = reduceLayout(xv.shape, a.axes);
+// One reduce.comp dispatch: `dst` (contiguous, in the order of l.kept) from `src` walked
+// through l's strides.
+void emitReduce(LowerContext& ctx, const Node& n, ReduceOp op, int src, int dst, ReduceLayout l) {
+    const DataType type = ctx.value(src).dtype;
     int64_t outCount = elementCount(l.kept), redCount = elementCount(l.red);
-    requireIndexable(n, xv.elementCount());
+    requireIndexable(n, ctx.value(src).elementCount());
     if (redCount == 0) unsupported(n, "reduction over an empty axis is not supported on the GPU");
     auto outStride = contiguousStrides(l.kept);
     if (!collapseDims(l.kept, {&l.keptStride, &outStride}) || !collapseDims(l.red, {&l.redStride}))
@@ -261,13 +250,31 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
         p.redStride[i] = u32(l.redStride[i]);
     }
     bool perThread = rowPerThread(outCount, redCount);
-    Dispatch& d = ctx.emit(typedKernel(n, kernels::reduce::variant(xv.dtype), "reduce", xv.dtype));
+    Dispatch& d = ctx.emit(typedKernel(n, kernels::reduce::variant(type), "reduce", type));
     setActivation(d, graph::Activation{});
     d.setSpec(kernels::reduce::kOp, static_cast<uint32_t>(op));
     d.setSpec(kernels::reduce::kPerThread, perThread ? 1 : 0);
     d.setPush(p);
     setRowLaunch(d, outCount, redCount, perThread);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0])};
+    d.bindings = {writeOf(dst), readOf(src)};
+}
+
+void lowerReduce(LowerContext& ctx, const Node& n) {
+    const auto& xv = ctx.value(n.inputs[0]);
+    auto axesInput = axesInputOf(ctx.graph(), n);
+    ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(xv.shape.size()));
+    if (a.noop) {
+        auto st = contiguousStrides(xv.shape);
+        emitStridedCopy(ctx, n, n.inputs[0], n.outputs[0], xv.shape, st, st, 0, 0, dataTypeSize(xv.dtype));
+        return;
+    }
+    ReduceOp op = reduceOpOf(n);
+    if (xv.dtype == DataType::Float64)
+        unsupported(n, "{} of float64 tensors runs on the CPU reference only (the engine does not enable shaderFloat64)",
+                    n.opType);
+    if (!isFloatType(xv.dtype) && !integerOnlyOk(op))
+        unsupported(n, "{} of {} tensors runs on the CPU reference only", n.opType, dataTypeName(xv.dtype));
+    emitReduce(ctx, n, op, n.inputs[0], n.outputs[0], reduceLayout(xv.shape, a.axes));
 }
 
 // ArgMax / ArgMin.
@@ -327,6 +334,11 @@ void lowerArg(LowerContext& ctx, const Node& n) {
 }
 
 }  // namespace
+
+void emitStridedSum(LowerContext& ctx, const Node& n, int src, int dst, Shape kept, std::vector<int64_t> keptStride,
+                    Shape red, std::vector<int64_t> redStride) {
+    emitReduce(ctx, n, ReduceOp::Sum, src, dst, {std::move(kept), std::move(red), std::move(keptStride), std::move(redStride)});
+}
 
 void registerReduceOps(std::vector<OpDef>& t) {
     for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",

@@ -17,7 +17,7 @@ const std::vector<OpDef>& opTable() {
                              registerSoftmaxOps, registerNormalizationOps, registerSliceOps, registerGatherOps,
                              registerPadOps, registerExpandOps, registerShapeOps, registerConvTransposeOps,
                              registerGridSampleOps, registerTriluOps, registerCumSumOps,
-                             registerTopKOps, registerAttentionOps})
+                             registerTopKOps, registerAttentionOps, registerEinsumOps})
             family(v);
         return v;
     }();

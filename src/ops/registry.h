@@ -85,6 +85,7 @@ void registerGridSampleOps(std::vector<OpDef>& table);     // grid_sample.cpp
 void registerConvTransposeOps(std::vector<OpDef>& table);  // conv/transpose.cpp
 void registerTriluOps(std::vector<OpDef>& table);          // trilu.cpp
 void registerCumSumOps(std::vector<OpDef>& table);         // cumsum.cpp
+void registerEinsumOps(std::vector<OpDef>& table);         // einsum.cpp
 void registerTopKOps(std::vector<OpDef>& table);           // topk.cpp
 
 }  // namespace vkinfer::ops

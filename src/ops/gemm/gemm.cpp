@@ -4,6 +4,7 @@
 
 #include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
+#include "ops/gemm/emit_gemm.h"
 #include "ops/gemm/matmul.h"
 #include "ops/gemm/select.h"
 #include "ops/broadcast.h"
@@ -43,12 +44,13 @@ Epilogue epilogueOf(bool hasC, bool hasR) {
     return hasC && hasR ? Epilogue::c_r : hasC ? Epilogue::c : hasR ? Epilogue::r : Epilogue::none;
 }
 
-// `r`: the residual (Node input 3, passes::fuseResidualAdd) or -1.
-void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c, int r) {
+}  // namespace
+
+void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int b, int c, int r, int y) {
     const int64_t batches = p.outer * p.inner;
     requireIndexable(n, batches * p.M * p.N);
     // float32, or float16 throughout.
-    const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, r, n.outputs[0]});
+    const DataType type = floatKernelType(ctx, n, a, {b, p.hasC ? c : -1, r, y});
     const GemmChoice choice = selectGemm(p, type, hasParallelSiblings(ctx, n, a), ctx.target());
     const bool coopmat = choice.kernel == GemmKernel::Coopmat;
     const uint32_t bm = static_cast<uint32_t>(choice.bm), bn = static_cast<uint32_t>(choice.bn);
@@ -90,7 +92,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                   u(p.bInner), u(p.aM), u(p.aK), u(p.bK), u(p.bN), u(p.cM), u(p.cN), p.alpha, p.beta,
                                   u(kChunk), u(batches), u(p.aOffset), u(p.bOffset), u(p.yOuter), u(p.yInner),
                                   u(p.yM)});
-    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(a), readOf(b)};
+    d.bindings = {writeOf(partial >= 0 ? partial : y), readOf(a), readOf(b)};
     if (partial < 0) {
         if (p.hasC) d.bindings.push_back(readOf(c));
         if (r >= 0) d.bindings.push_back(readOf(r));
@@ -104,10 +106,12 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta,
                          u(p.inner), u(p.yOuter), u(p.yInner), u(p.yM)});
     setLaunch1d(red, batches * p.M * p.N);
-    red.bindings = {writeOf(n.outputs[0]), readOf(partial)};
+    red.bindings = {writeOf(y), readOf(partial)};
     if (p.hasC) red.bindings.push_back(readOf(c));
     if (r >= 0) red.bindings.push_back(readOf(r));
 }
+
+namespace {
 
 // ---- Gemm ----
 
@@ -163,7 +167,7 @@ void lowerGemm(LowerContext& ctx, const Node& n) {
     GemmProblem p = gemmProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape,
                                 c >= 0 ? &ctx.value(c).shape : nullptr);
     if (p.beta == 0.0f) p.hasC = false;
-    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], c, n.input(3));
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], c, n.input(3), n.outputs[0]);
 }
 
 // ---- MatMul ----
@@ -307,7 +311,7 @@ void evalMatMul(const Node& n, std::span<const Tensor* const> in, std::span<Tens
 void lowerMatMul(LowerContext& ctx, const Node& n) {
     GemmProblem p = matMulProblem(n, ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape).p;
     if (n.input(2) >= 0) addBias(p);
-    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], n.input(2), n.input(3));
+    emitGemm(ctx, n, p, n.inputs[0], n.inputs[1], n.input(2), n.input(3), n.outputs[0]);
 }
 
 }  // namespace
