@@ -8,7 +8,7 @@
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 // Nearest: the source row of each output row, then the source column of each output column,
-// computed on the CPU (ops/resize.cpp, nearestTaps): the division below is not correctly
+// computed on the CPU (ops/resize.cpp, nearestTapTable): the division below is not correctly
 // rounded on every device, and a coordinate one ulp off a tie picks the other pixel.
 layout(std430, binding = 2) readonly buffer Taps { int nearestTap[]; };
 

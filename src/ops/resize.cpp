@@ -219,7 +219,7 @@ void inferResize(Graph& g, const Node& n) {
 }
 
 // The coordinate arithmetic of shaders/resize.comp (sourceCoord; nearest taps come from here,
-// nearestTaps).
+// nearestTapTable).
 float sourceCoord(CoordMode m, int64_t o, float scale, int64_t inLen, int64_t outLen) {
     float xo = static_cast<float>(o);
     switch (m) {
@@ -348,16 +348,27 @@ void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tens
             }
 }
 
-// resize_general.comp's nearest taps along one axis: the source index (clamped, as the reads
-// are) of each output index, or kOutsideTap beyond a tf_crop_and_resize roi.
+// The table both nearest kernels read at binding 2, computed by the CPU reference's own
+// arithmetic: the source row of each output row, then the source column of each output column.
+// On the GPU, `(x + 0.5) / scale` is not correctly rounded everywhere (NVIDIA divides
+// approximately), and a coordinate one ulp off a tie picks the other pixel.
+// tapOf(axis, o): axis 0 for rows, 1 for columns.
+template <class TapOf>
+Tensor nearestTapTable(int64_t OH, int64_t OW, TapOf tapOf) {
+    Tensor t(DataType::Int32, {OH + OW});
+    int32_t* taps = t.as<int32_t>();
+    for (int64_t o = 0; o < OH; ++o) taps[o] = tapOf(0, o);
+    for (int64_t o = 0; o < OW; ++o) taps[OH + o] = tapOf(1, o);
+    return t;
+}
+
+// resize_general.comp's nearest tap of output index o along one axis: the source index
+// (clamped, as the reads are), or kOutsideTap beyond a tf_crop_and_resize roi.
 constexpr int32_t kOutsideTap = INT32_MIN;
-void appendGeneralNearestTaps(const ResizeSpec& s, float scale, int64_t inLen, int64_t outLen, float len, float r0,
-                              float r1, int32_t* taps) {
-    for (int64_t o = 0; o < outLen; ++o) {
-        const std::optional<float> c = generalCoord(s, o, scale, inLen, outLen, len, r0, r1);
-        taps[o] = c ? static_cast<int32_t>(std::clamp<int64_t>(generalTaps(s, *c, inLen).first, 0, inLen - 1))
-                    : kOutsideTap;
-    }
+int32_t generalNearestTap(const ResizeSpec& s, int64_t o, float scale, int64_t inLen, int64_t outLen, float len, float r0,
+                          float r1) {
+    const std::optional<float> c = generalCoord(s, o, scale, inLen, outLen, len, r0, r1);
+    return c ? static_cast<int32_t>(std::clamp<int64_t>(generalTaps(s, *c, inLen).first, 0, inLen - 1)) : kOutsideTap;
 }
 
 void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
@@ -369,10 +380,10 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     int taps = n.inputs[0];  // (linear and cubic read no taps: binding 2 is the input again)
     if (nearest) {
         const int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
-        Tensor t(DataType::Int32, {OH + OW});
-        appendGeneralNearestTaps(s, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1, t.as<int32_t>());
-        appendGeneralNearestTaps(s, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1, t.as<int32_t>() + OH);
-        taps = ctx.addConstant(n.name + "_nearest_taps", std::move(t));
+        taps = ctx.addConstant(n.name + "_nearest_taps", nearestTapTable(OH, OW, [&](int axis, int64_t o) {
+                                   return axis == 0 ? generalNearestTap(s, o, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1)
+                                                    : generalNearestTap(s, o, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1);
+                               }));
     }
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize_general::variant(type), "resize_general", type));
     setActivation(d, n.activation);
@@ -430,20 +441,6 @@ void evalResizeWith(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor&
             }
 }
 
-// Nearest: the source row of each output row, then the source column of each output column,
-// computed here by the CPU reference's own arithmetic. On the GPU, `(x + 0.5) / scale` is not
-// correctly rounded everywhere (NVIDIA divides approximately), and a coordinate one ulp off a
-// tie picks the other pixel.
-Tensor nearestTaps(const ResizeSpec& s, int64_t IH, int64_t IW, int64_t OH, int64_t OW) {
-    Tensor t(DataType::Int32, {OH + OW});
-    int32_t* taps = t.as<int32_t>();
-    for (int64_t o = 0; o < OH; ++o)
-        taps[o] = static_cast<int32_t>(nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleH, IH, OH), IH));
-    for (int64_t o = 0; o < OW; ++o)
-        taps[OH + o] = static_cast<int32_t>(nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleW, IW, OW), IW));
-    return t;
-}
-
 void lowerResize(LowerContext& ctx, const Node& n) {
     ResizeSpec s = resizeSpecOf(ctx.graph(), n);
     const Shape in = ctx.value(n.inputs[0]).shape;  // a copy: addConstant below grows the value table
@@ -454,7 +451,10 @@ void lowerResize(LowerContext& ctx, const Node& n) {
     if (s.general) return lowerResizeGeneral(ctx, n, s);
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     // (Linear reads no taps: binding 2 is the input again.)
-    const int taps = s.linear ? n.inputs[0] : ctx.addConstant(n.name + "_nearest_taps", nearestTaps(s, IH, IW, OH, OW));
+    const int taps = s.linear ? n.inputs[0] : ctx.addConstant(n.name + "_nearest_taps", nearestTapTable(OH, OW, [&](int axis, int64_t o) {
+        return static_cast<int32_t>(axis == 0 ? nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleH, IH, OH), IH)
+                                              : nearestIndex(s.nearest, sourceCoord(s.coord, o, s.scaleW, IW, OW), IW));
+    }));
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize::variant(type), "resize", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::resize::kLinear, s.linear ? 1 : 0);
