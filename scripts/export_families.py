@@ -413,6 +413,14 @@ def torchvision_models():
         "convnext_tiny": (lambda: tvm.convnext_tiny(weights=None), [(1, 3, 224, 224)]),
         "lraspp_mobilenet_v3": (lambda: OutTensor(tvm.segmentation.lraspp_mobilenet_v3_large(
             weights=None, weights_backbone=None, num_classes=4)), [(1, 3, 128, 128)]),
+        # Variants of the same families, as a checker might bring them: Swin V2 (cosine attention,
+        # a continuous position bias), ViT-B/32, DeepLabV3 on MobileNetV3, MaxViT (block and grid
+        # attention around MBConv).
+        "swin_v2_t": (lambda: tvm.swin_v2_t(weights=None), [(1, 3, 256, 256)]),
+        "vit_b_32": (lambda: tvm.vit_b_32(weights=None), [(1, 3, 224, 224)]),
+        "deeplabv3_mobilenet_v3": (lambda: OutTensor(tvm.segmentation.deeplabv3_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=4)), [(1, 3, 128, 128)]),
+        "maxvit_t": (lambda: tvm.maxvit_t(weights=None), [(1, 3, 224, 224)]),
     }
 
 
@@ -426,6 +434,25 @@ class OutTensor(nn.Module):
     def forward(self, x):
         return self.m(x)["out"]
 
+# ---- attention written with torch.einsum ----
+
+class EinsumAttention(nn.Module):
+    """A pre-norm self-attention block written with torch.einsum, as some ViT and diffusion code
+    writes it (the exporter writes ONNX Einsum for each)."""
+
+    def __init__(self, dim=32, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = self.qkv(self.norm(x)).reshape(b, n, 3, self.heads, c // self.heads).unbind(2)
+        attn = (torch.einsum("bihd,bjhd->bhij", q, k) * (c // self.heads) ** -0.5).softmax(-1)
+        return x + self.proj(torch.einsum("bhij,bjhd->bihd", attn, v).reshape(b, n, c))
+
 
 FAMILIES = {
     "fsrcnn_x2": (Fsrcnn, [(1, 3, 48, 64)]),
@@ -436,6 +463,7 @@ FAMILIES = {
     "restormer": (Restormer, [(1, 3, 32, 32)]),
     "gn_unet": (GnUnet, [(1, 3, 32, 48)]),
     "rife": (Rife, [(1, 3, 32, 48), (1, 3, 32, 48)]),
+    "einsum_attn": (EinsumAttention, [(1, 49, 32)]),
     # Frame sizes for the benchmark targets (FSRCNN x2 at 960x540 under 1 ms in fp16).
     "fsrcnn_x2_960x540": (Fsrcnn, [(1, 3, 540, 960)]),
     "dncnn_960x540": (DnCnn, [(1, 3, 540, 960)]),
