@@ -3,18 +3,22 @@
 // interpolation (cubic_coeff_a, exclude_outside), tf_crop_and_resize (roi, extrapolation),
 // half_pixel_symmetric (opset 19) and align_corners with a fractional resized length (scales given: the ONNX reference
 // divides by scale * length - 1, not by the rounded output size - 1). Separable: up to 4
-// taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis.
+// taps per axis, edge-clamped, as the ONNX reference interpolates axis by axis; antialiased
+// downsampling (opset 18, MODE 3) takes as many taps as the stretched filter covers, with
+// indices and weights from a table.
 #include "common.glsl"
 #include "types.glsl"
 #include "resize_general.glsl"  // push constants, specialization constants: shaders/kernels/resize_general.toml
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
-// Nearest (MODE 0): the source row of each output row, then the source column of each output
-// column, clamped, or OUTSIDE beyond a tf_crop_and_resize roi: computed on the CPU
-// (ops/resize.cpp, generalNearestTaps), since the divisions below are not correctly rounded on
-// every device and a coordinate one ulp off a tie picks the other pixel.
-layout(std430, binding = 2) readonly buffer Taps { int nearestTap[]; };
+// Computed on the CPU (ops/resize.cpp), by the reference's arithmetic. Nearest (MODE 0): the
+// source row of each output row, then the source column of each output column, clamped, or
+// OUTSIDE beyond a tf_crop_and_resize roi (the divisions below are not correctly rounded on
+// every device, and a coordinate one ulp off a tie picks the other pixel). MODE 3: per output
+// row p.tapsH (index, weight bits) pairs, then per output column p.tapsW pairs; OUTSIDE as the
+// first index beyond the roi.
+layout(std430, binding = 2) readonly buffer Taps { int tapTable[]; };
 const int OUTSIDE = -2147483647 - 1;
 
 // Source coordinate; `outside` is set for tf_crop_and_resize beyond the input.
@@ -56,9 +60,28 @@ void main() {
     uint ox = idx % p.OW, t = idx / p.OW;
     uint oy = t % p.OH, nc = t / p.OH;
     if (MODE == 0u) {
-        int ty = nearestTap[oy], tx = nearestTap[p.OH + ox];
+        int ty = tapTable[oy], tx = tapTable[p.OH + ox];
         y[idx] = T(activate(ty == OUTSIDE || tx == OUTSIDE ? p.extrapolation
                                                            : float(x[(nc * p.IH + uint(ty)) * p.IW + uint(tx)])));
+        return;
+    }
+    if (MODE == 3u) {
+        uint rowAt = 2u * oy * p.tapsH, colAt = 2u * (p.OH * p.tapsH + ox * p.tapsW), base = nc * p.IH * p.IW;
+        if (tapTable[rowAt] == OUTSIDE || tapTable[colAt] == OUTSIDE) {
+            y[idx] = T(activate(p.extrapolation));
+            return;
+        }
+        float acc = 0.0;
+        for (uint i = 0u; i < p.tapsH; ++i) {
+            float wy = intBitsToFloat(tapTable[rowAt + 2u * i + 1u]);
+            if (wy == 0.0) continue;
+            uint rowBase = base + uint(tapTable[rowAt + 2u * i]) * p.IW;
+            float row = 0.0;
+            for (uint j = 0u; j < p.tapsW; ++j)
+                row += intBitsToFloat(tapTable[colAt + 2u * j + 1u]) * float(x[rowBase + uint(tapTable[colAt + 2u * j])]);
+            acc += wy * row;
+        }
+        y[idx] = T(activate(acc));
         return;
     }
     bool outside = false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include "kernels/families/resize.h"
@@ -46,6 +47,9 @@ struct ResizeSpec {
     float roiH0 = 0, roiH1 = 1, roiW0 = 0, roiW1 = 1;
     float cubicA = -0.75f, extrapolation = 0;
     bool excludeOutside = false;
+    // Opset 18 antialias, downsampling with linear or cubic: the filter stretched by 1/scale
+    // (resize_general.comp's weighted tap table).
+    bool antialias = false;
     bool general = false;  // needs resize_general.comp
 };
 
@@ -150,14 +154,13 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     s.cubicA = n.attrFloat("cubic_coeff_a", -0.75f);
     s.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
     s.extrapolation = n.attrFloat("extrapolation_value", 0.0f);
-    // Opset 18 antialias widens the linear filter when downsampling; silently ignoring it
-    // gave plain bilinear results. (It does nothing for nearest or when upsampling.)
-    if ((s.linear || s.cubic) && n.attrInt("antialias", 0) != 0 && (s.scaleH < 1.0f || s.scaleW < 1.0f))
-        unsupported(n, "antialias=1 when downsampling is not supported");
+    // Opset 18 antialias widens the linear or cubic filter when downsampling (it does nothing
+    // for nearest or when upsampling).
+    s.antialias = (s.linear || s.cubic) && n.attrInt("antialias", 0) != 0 && (s.scaleH < 1.0f || s.scaleW < 1.0f);
     if (legacy) {
         s.coord = CoordMode::Asymmetric;
         s.nearest = NearestMode::Floor;
-        s.general = s.cubic;
+        s.general = s.cubic || s.antialias;
         return s;
     }
     std::string ct = n.attrString("coordinate_transformation_mode", "half_pixel");
@@ -192,7 +195,7 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     // resize.comp divides align_corners by the integer output size - 1: exact only when the
     // real resized length is that integer.
     bool fractional = static_cast<float>(s.out[r - 2]) != s.lenH || static_cast<float>(s.out[r - 1]) != s.lenW;
-    s.general = s.cubic || s.coord == CoordMode::TfCropAndResize || s.coord == CoordMode::HalfPixelSymmetric ||
+    s.general = s.cubic || s.antialias || s.coord == CoordMode::TfCropAndResize || s.coord == CoordMode::HalfPixelSymmetric ||
                 (s.coord == CoordMode::AlignCorners && fractional);
     std::string nm = n.attrString("nearest_mode", "round_prefer_floor");
     if (nm == "round_prefer_floor") s.nearest = NearestMode::RoundPreferFloor;
@@ -320,6 +323,74 @@ Taps generalTaps(const ResizeSpec& s, float c, int64_t inLen) {
     return t;
 }
 
+// Taps of any count along one axis, as the CPU reference and resize_general.comp's table
+// (MODE 3) take them: source indices (clamped to the input) and their weights; `outside` beyond
+// a tf_crop_and_resize roi.
+struct WideTaps {
+    std::vector<int64_t> index;
+    std::vector<float> weight;
+    bool outside = false;
+};
+
+// The ONNX reference's antialiased filter (opset 18): the linear (triangle) or cubic filter
+// stretched by 1/scale when downsampling, normalized to sum 1, its taps the n input positions
+// nearest to c in the input padded by ceil(n/2) edge values (ties to the lower index), as the
+// reference's _get_neighbor picks them; exclude_outside zeroes taps outside the input and
+// renormalizes.
+WideTaps antialiasTaps(const ResizeSpec& s, float c, float scale, int64_t inLen) {
+    const double sc = std::min(static_cast<double>(scale), 1.0);
+    const double ratio = c == std::floor(c) ? 1.0 : c - std::floor(c);  // the left neighbour's share, in (0, 1]
+    std::vector<double> coeffs;
+    if (s.linear) {
+        const auto start = static_cast<int64_t>(std::floor(-1.0 / sc)) + 1;
+        for (int64_t i = start; i < 2 - start; ++i)
+            coeffs.push_back(std::clamp(1.0 - std::abs((static_cast<double>(i) - ratio) * sc), 0.0, 1.0));
+    } else {
+        const double A = s.cubicA;
+        auto cubic = [&](double d) {
+            d = std::abs(d);
+            if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+            if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+            return 0.0;
+        };
+        const auto start = static_cast<int64_t>(std::floor(-2.0 / sc)) + 1;
+        for (int64_t i = start; i < 2 - start; ++i) coeffs.push_back(cubic(sc * (static_cast<double>(i) - ratio)));
+    }
+    const auto n = static_cast<int64_t>(coeffs.size());  // even
+    const int64_t pad = (n + 1) / 2, padded = inLen + 2 * pad;
+    const double xp = static_cast<double>(c) + static_cast<double>(pad);
+    // The window of n consecutive positions whose centre is nearest xp (ties: the lower one).
+    auto lo = static_cast<int64_t>(std::floor(xp - static_cast<double>(n - 1) / 2));
+    const double centre = static_cast<double>(lo) + static_cast<double>(n - 1) / 2;
+    if (centre + 1 - xp < xp - centre) ++lo;
+    lo = std::clamp<int64_t>(lo, 0, std::max<int64_t>(padded - n, 0));
+    WideTaps t;
+    double sum = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = lo + k - pad;
+        if (s.excludeOutside && (i < 0 || i >= inLen)) coeffs[static_cast<size_t>(k)] = 0;
+        sum += coeffs[static_cast<size_t>(k)];
+        t.index.push_back(std::clamp<int64_t>(i, 0, inLen - 1));
+    }
+    for (double w : coeffs) t.weight.push_back(static_cast<float>(w / sum));
+    return t;
+}
+
+// Output index o's taps along one axis (antialiased, linear or cubic).
+WideTaps axisTaps(const ResizeSpec& s, int64_t o, float scale, int64_t inLen, int64_t outLen, float len, float r0,
+                  float r1) {
+    const std::optional<float> c = generalCoord(s, o, scale, inLen, outLen, len, r0, r1);
+    if (!c) return {{}, {}, true};
+    if (s.antialias) return antialiasTaps(s, *c, scale, inLen);
+    const Taps taps = generalTaps(s, *c, inLen);
+    WideTaps t;
+    for (int k = 0; k < 4; ++k) {
+        t.index.push_back(std::clamp<int64_t>(taps.first + k, 0, inLen - 1));
+        t.weight.push_back(taps.w[k]);
+    }
+    return t;
+}
+
 void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tensor& y) {
     const Shape& in = x.shape();
     const size_t r = in.size();
@@ -327,21 +398,20 @@ void evalResizeGeneral(const Node& n, const ResizeSpec& s, const Tensor& x, Tens
     int64_t planes = x.elementCount() / std::max<int64_t>(IH * IW, 1);
     const float* px = x.as<float>();
     float* py = y.as<float>();
+    std::vector<WideTaps> rows, cols;
+    for (int64_t oy = 0; oy < OH; ++oy) rows.push_back(axisTaps(s, oy, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1));
+    for (int64_t ox = 0; ox < OW; ++ox) cols.push_back(axisTaps(s, ox, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1));
     for (int64_t p = 0; p < planes; ++p)
         for (int64_t oy = 0; oy < OH; ++oy)
             for (int64_t ox = 0; ox < OW; ++ox) {
-                auto cy = generalCoord(s, oy, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1);
-                auto cx = generalCoord(s, ox, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1);
+                const WideTaps &ty = rows[static_cast<size_t>(oy)], &tx = cols[static_cast<size_t>(ox)];
                 double v = s.extrapolation;
-                if (cy && cx) {
-                    Taps ty = generalTaps(s, *cy, IH), tx = generalTaps(s, *cx, IW);
+                if (!ty.outside && !tx.outside) {
                     v = 0;
-                    for (int i = 0; i < 4; ++i)
-                        for (int j = 0; j < 4; ++j) {
-                            if (ty.w[i] == 0 || tx.w[j] == 0) continue;
-                            int64_t yy = std::clamp<int64_t>(ty.first + i, 0, IH - 1);
-                            int64_t xx = std::clamp<int64_t>(tx.first + j, 0, IW - 1);
-                            v += static_cast<double>(ty.w[i]) * tx.w[j] * px[(p * IH + yy) * IW + xx];
+                    for (size_t i = 0; i < ty.index.size(); ++i)
+                        for (size_t j = 0; j < tx.index.size(); ++j) {
+                            if (ty.weight[i] == 0 || tx.weight[j] == 0) continue;
+                            v += static_cast<double>(ty.weight[i]) * tx.weight[j] * px[(p * IH + ty.index[i]) * IW + tx.index[j]];
                         }
                 }
                 py[(p * OH + oy) * OW + ox] = applyActivation(n.activation, static_cast<float>(v));
@@ -377,9 +447,32 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     int64_t count = ctx.value(n.outputs[0]).elementCount();
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.outputs[0]});
     const bool nearest = !s.cubic && !s.linear;
-    int taps = n.inputs[0];  // (linear and cubic read no taps: binding 2 is the input again)
-    if (nearest) {
-        const int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+    const int64_t IH = in[r - 2], IW = in[r - 1], OH = s.out[r - 2], OW = s.out[r - 1];
+    int taps = n.inputs[0];  // (plain linear and cubic read no taps: binding 2 is the input again)
+    int64_t tapsH = 0, tapsW = 0;
+    if (s.antialias) {
+        std::vector<WideTaps> axes;
+        for (int64_t oy = 0; oy < OH; ++oy) axes.push_back(axisTaps(s, oy, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1));
+        for (int64_t ox = 0; ox < OW; ++ox) axes.push_back(axisTaps(s, ox, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1));
+        for (int64_t o = 0; o < OH + OW; ++o) {
+            const auto count = static_cast<int64_t>(axes[static_cast<size_t>(o)].index.size());
+            (o < OH ? tapsH : tapsW) = std::max(o < OH ? tapsH : tapsW, count);
+        }
+        tapsH = std::max<int64_t>(tapsH, 1), tapsW = std::max<int64_t>(tapsW, 1);  // (entry 0 marks outside)
+        requireIndexable(n, 2 * (OH * tapsH + OW * tapsW));
+        Tensor t(DataType::Int32, {2 * (OH * tapsH + OW * tapsW)});  // (index, weight bits) pairs, zero-padded
+        int32_t* table = t.as<int32_t>();
+        for (int64_t o = 0; o < OH + OW; ++o) {
+            const WideTaps& w = axes[static_cast<size_t>(o)];
+            int32_t* at = table + 2 * (o < OH ? o * tapsH : OH * tapsH + (o - OH) * tapsW);
+            if (w.outside) at[0] = kOutsideTap;
+            for (size_t k = 0; k < w.index.size(); ++k) {
+                at[2 * k] = static_cast<int32_t>(w.index[k]);
+                std::memcpy(&at[2 * k + 1], &w.weight[k], sizeof(float));
+            }
+        }
+        taps = ctx.addConstant(n.name + "_antialias_taps", std::move(t));
+    } else if (nearest) {
         taps = ctx.addConstant(n.name + "_nearest_taps", nearestTapTable(OH, OW, [&](int axis, int64_t o) {
                                    return axis == 0 ? generalNearestTap(s, o, s.scaleH, IH, OH, s.lenH, s.roiH0, s.roiH1)
                                                     : generalNearestTap(s, o, s.scaleW, IW, OW, s.lenW, s.roiW0, s.roiW1);
@@ -387,7 +480,7 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     }
     Dispatch& d = ctx.emit(typedKernel(n, kernels::resize_general::variant(type), "resize_general", type));
     setActivation(d, n.activation);
-    d.setSpec(kernels::resize_general::kMode, s.cubic ? 2 : s.linear ? 1 : 0);
+    d.setSpec(kernels::resize_general::kMode, s.antialias ? 3 : s.cubic ? 2 : s.linear ? 1 : 0);
     d.setSpec(kernels::resize_general::kCoordMode, static_cast<uint32_t>(s.coord));
     d.setSpec(kernels::resize_general::kExcludeOutside, s.excludeOutside ? 1 : 0);
     kernels::resize_general::Push p{};
@@ -406,6 +499,8 @@ void lowerResizeGeneral(LowerContext& ctx, const Node& n, const ResizeSpec& s) {
     p.roiW1 = s.roiW1;
     p.cubicA = s.cubicA;
     p.extrapolation = s.extrapolation;
+    p.tapsH = u32(tapsH);
+    p.tapsW = u32(tapsW);
     d.setPush(p);
     setLaunch1d(d, count);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(taps)};

@@ -1,6 +1,7 @@
 // Resize forms run by resize_general.comp: cubic (cubic_coeff_a, exclude_outside),
 // tf_crop_and_resize (roi, extrapolation_value) and align_corners with a fractional
-// resized length; opset 18 axes and keep_aspect_ratio_policy, opset 19 half_pixel_symmetric.
+// resized length; opset 18 axes, keep_aspect_ratio_policy and antialias, opset 19
+// half_pixel_symmetric.
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -132,6 +133,43 @@ TEST(ResizeOpset18, HalfPixelSymmetric) {
                         "half_pixel_symmetric linear");
     expectGpuMatchesCpu(resize19(x, {1, 1, 1.9f, 0.45f}, {}, {}, "cubic", "half_pixel_symmetric"), {{"x", data}},
                         "half_pixel_symmetric cubic");
+}
+
+// Antialias (opset 18): downsampling stretches the filter by 1/scale. Linear at scale 0.5 over
+// [0 1 2 3]: output 0 sits at 0.5, taps at -1..2 (edges clamp) weigh 1/8 3/8 3/8 1/8: 0.625;
+// output 1 at 2.5 reads 1, 2, 3, 3: 2.375 (plain linear would give 0.5 and 2.5).
+TEST(ResizeOpset18, Antialias) {
+    auto aa = [](OnnxBuilder b, int64_t excludeOutside = 0) {
+        auto& n = *b.proto().mutable_graph()->mutable_node(0);
+        attr(n, "antialias", int64_t{1});
+        if (excludeOutside) attr(n, "exclude_outside", excludeOutside);
+        return b;
+    };
+    expectReferenceEquals(aa(resize19({1, 1, 1, 4}, {1, 1, 1, 0.5f}, {}, {}, "linear", "")),
+                          {{"x", floatTensor({1, 1, 1, 4}, {0, 1, 2, 3})}}, {floatTensor({1, 1, 1, 2}, {0.625f, 2.375f})},
+                          "linear antialias x0.5");
+    // exclude_outside drops the taps at -1 and at 4 and renormalizes: (3/8 * 1 + 1/8 * 2) / (7/8)
+    // and (1/8 * 1 + 3/8 * 2 + 3/8 * 3) / (7/8).
+    expectReferenceEquals(aa(resize19({1, 1, 1, 4}, {1, 1, 1, 0.5f}, {}, {}, "linear", ""), 1),
+                          {{"x", floatTensor({1, 1, 1, 4}, {0, 1, 2, 3})}},
+                          {floatTensor({1, 1, 1, 2}, {0.7142857f, 2.2857143f})}, "linear antialias exclude_outside");
+    if (!gpuAvailable()) return;
+    const Shape x{2, 3, 17, 23};
+    const Tensor data = randomTensor(x, 29);
+    for (const char* mode : {"linear", "cubic"})
+        for (const char* coord : {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"}) {
+            const std::string what = std::string(mode) + " antialias " + coord;
+            expectGpuMatchesCpu(aa(resize19(x, {1, 1, 0.5f, 0.3f}, {}, {}, mode, coord)), {{"x", data}}, what + " scales");
+            expectGpuMatchesCpu(aa(resize19(x, {}, {2, 3, 6, 30}, {}, mode, coord)), {{"x", data}},
+                                what + " sizes (one axis up)");
+        }
+    expectGpuMatchesCpu(aa(resize19(x, {1, 1, 0.25f, 0.4f}, {}, {}, "cubic", ""), 1), {{"x", data}},
+                        "cubic antialias exclude_outside");
+    OnnxBuilder crop = aa(resizeModel(x, {}, {2, 3, 5, 9}, "linear", "tf_crop_and_resize", {0, 0, 0.1f, -0.2f, 1, 1, 0.9f, 1.1f}, 18));
+    attr(*crop.proto().mutable_graph()->mutable_node(0), "extrapolation_value", 7.0f);
+    expectGpuMatchesCpu(crop, {{"x", data}}, "linear antialias tf_crop_and_resize");
+    expectGpuMatchesCpu(aa(resize19(x, {1, 1, 0.5f, 0.3f}, {}, {}, "linear", "")), {{"x", data}}, "linear antialias fp16",
+                        Tolerance{2e-3, 2e-3, true}, Precision::Float16);
 }
 
 TEST(ResizeOpset18, RefusesWhatIsNotDefined) {

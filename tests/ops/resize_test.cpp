@@ -127,13 +127,8 @@ TEST(ResizeOp, UnsupportedAttributes) {
     // Rejected with Unsupported rather than computed wrong.
     ResizeSpec s{{1, 2, 4, 4}, {1, 2, 2, 2}};
     expectUnsupported(resizeModel(s), {}, "resize of the channel dimension");
-    // (cubic, tf_crop_and_resize, half_pixel_symmetric, axes and keep_aspect_ratio_policy are
-    // supported now: resize_general_test.cpp.)
-    // Opset 18 antialias changes linear downsampling: it must not be ignored.
-    ResizeSpec aa{{1, 1, 8, 8}, {1, 1, 0.5f, 0.5f}, {}, "linear", "", "", 18};
-    OnnxBuilder b = resizeModel(aa);
-    attr(*b.proto().mutable_graph()->mutable_node(0), "antialias", int64_t{1});
-    expectUnsupported(b, {}, "antialias downsampling");
+    // (cubic, tf_crop_and_resize, half_pixel_symmetric, axes, keep_aspect_ratio_policy and
+    // antialias are supported now: resize_general_test.cpp.)
 }
 
 TEST(ResizeOp, AntialiasWithoutEffect) {
