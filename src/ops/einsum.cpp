@@ -73,6 +73,13 @@ void evalEinsum(const Node& n, std::span<const Tensor* const> in, std::span<Tens
     Shape sumShape;
     for (int l : summed) sumShape.push_back(s.sizes[static_cast<size_t>(l)]);
     const int64_t outCount = elementCount(outShape), sumCount = elementCount(sumShape);
+    // Every label's size multiplied: the products this loop forms. Three operands of a thousand
+    // elements can ask for 10^9 of them; the GPU multiplies pairwise instead.
+    constexpr int64_t kMaxCpuProducts = int64_t{1} << 32;
+    if (sumCount > 0 && outCount > kMaxCpuProducts / sumCount)
+        unsupported(n, "evaluating it on the CPU would form {} x {} products, past the {} the reference allows (are its "
+                       "inputs constant? the GPU runs it)",
+                    outCount, sumCount, kMaxCpuProducts);
     Tensor y(xs[0].dtype(), outShape);
     const size_t k = xs.size();
     // Adds index `index` of `dims` (labels `labels`) to every operand's offset.

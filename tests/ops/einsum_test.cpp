@@ -153,5 +153,22 @@ TEST(EinsumOp, RefusesBadEquationsNamingTheNode) {
     }
 }
 
+// Constant operands fold on the CPU, whose loop forms every label combination: 2^33 products
+// for three vectors of 2048 are refused at once, naming the node, instead of running for minutes.
+TEST(EinsumOp, RefusesAHugeFoldNamingTheNode) {
+    OnnxBuilder b(12);
+    b.input("x", {1}).output("y");
+    for (const char* name : {"a", "b", "c"}) b.initializer(name, randomTensor({2048}, 5, 0, 1));
+    attr(b.node("Einsum", {"a", "b", "c"}, {"e"}), "equation", std::string("i,j,k->"));
+    b.node("Add", {"x", "e"}, {"y"});
+    auto model = b.build();
+    ASSERT_TRUE(model.ok()) << model.status().toString();
+    auto r = planSummary(*model, {{"x", {1}}});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::Unsupported) << r.status().toString();
+    EXPECT_NE(r.status().message().find("Einsum"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("products"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace vkinfer::testing
