@@ -94,6 +94,9 @@ const Case kCases[] = {
     {"ij->ji", {{5, 7}}},                                          // one operand: a copy
     {"ijk->ki", {{4, 5, 6}}},                                      // one operand: a strided sum
     {"ii->", {{7, 7}}},                                            // trace
+    // torchvision's MaxViT writes its attention this way: three batch labels, spaces.
+    {"B G H I D, B G H J D -> B G H I J", {{1, 2, 3, 7, 8}, {1, 2, 3, 9, 8}}},
+    {"B G H I J, B G H J D -> B G H I D", {{1, 2, 3, 7, 9}, {1, 2, 3, 9, 8}}},
 };
 
 TEST(EinsumOp, GpuMatchesCpu) {
@@ -124,8 +127,9 @@ TEST(EinsumOp, TensorCoreGemm) {
 }
 
 TEST(EinsumOp, ProductsReadOperandsWhereTheyAre) {
-    // No copies: a batched product, q k^T and a transposed weight are one GEMM dispatch each.
-    for (const Case& c : {kCases[0], kCases[1], kCases[4], kCases[5]}) {
+    // No copies: a batched product, q k^T, a transposed weight and MaxViT's attention products
+    // are one GEMM dispatch each.
+    for (const Case& c : {kCases[0], kCases[1], kCases[4], kCases[5], kCases[17], kCases[18]}) {
         const auto in = randomInputs(c.shapes, c.equation);
         EXPECT_EQ(planDispatches(einsumModel(c.equation, c.shapes), in), 1) << c.equation;
     }
