@@ -13,6 +13,7 @@
 #include "passes/attention_fusion.h"
 #include "passes/cast_folding.h"
 #include "passes/common_subexpressions.h"
+#include "passes/einsum_matmul.h"
 #include "passes/fusion.h"
 #include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
@@ -217,6 +218,8 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
 
     Graph g = passes::specialize(model, shapes, values);
     passes::mergeCommonSubexpressions(g);
+    // Einsums that are batched products become MatMuls before the MatMul folds and fusions.
+    passes::rewriteEinsumAsMatMul(g);
     // First: the Conv it writes then takes the fusions (its DepthToSpace, the activation after).
     if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
     // The LayerNormalization pattern first (an activation after it then fuses into it), the

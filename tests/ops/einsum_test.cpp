@@ -97,6 +97,7 @@ const Case kCases[] = {
     // torchvision's MaxViT writes its attention this way: three batch labels, spaces.
     {"B G H I D, B G H J D -> B G H I J", {{1, 2, 3, 7, 8}, {1, 2, 3, 9, 8}}},
     {"B G H I J, B G H J D -> B G H I D", {{1, 2, 3, 7, 9}, {1, 2, 3, 9, 8}}},
+    {"bij,bjk->ibk", {{3, 5, 6}, {3, 6, 7}}},                      // a MatMul storing through a Transpose
 };
 
 TEST(EinsumOp, GpuMatchesCpu) {
@@ -129,10 +130,32 @@ TEST(EinsumOp, TensorCoreGemm) {
 TEST(EinsumOp, ProductsReadOperandsWhereTheyAre) {
     // No copies: a batched product, q k^T, a transposed weight and MaxViT's attention products
     // are one GEMM dispatch each.
-    for (const Case& c : {kCases[0], kCases[1], kCases[4], kCases[5], kCases[17], kCases[18]}) {
+    for (const Case& c : {kCases[0], kCases[1], kCases[4], kCases[5], kCases[17], kCases[18], kCases[19]}) {
         const auto in = randomInputs(c.shapes, c.equation);
         EXPECT_EQ(planDispatches(einsumModel(c.equation, c.shapes), in), 1) << c.equation;
     }
+}
+
+// Attention written as two einsums (MaxViT: three batch labels, a position bias) becomes MatMuls
+// (passes/einsum_matmul.h), which the attention fusion then takes: one fused dispatch.
+TEST(EinsumOp, AttentionOfEinsumsIsFused) {
+    const Shape q{1, 2, 3, 16, 8}, k{1, 2, 3, 12, 8};
+    OnnxBuilder b(13);
+    b.input("q", q).input("k", k).input("v", k).output("y");
+    b.initializer("scale", floatTensor({}, {0.35f})).initializer("bias", randomTensor({3, 16, 12}, 3, -1, 1));
+    attr(b.node("Einsum", {"q", "k"}, {"s"}), "equation", std::string("B G H I D, B G H J D -> B G H I J"));
+    b.node("Mul", {"s", "scale"}, {"t"});
+    b.node("Add", {"t", "bias"}, {"u"});
+    attr(b.node("Softmax", {"u"}, {"p"}), "axis", int64_t{-1});
+    attr(b.node("Einsum", {"p", "v"}, {"y"}), "equation", std::string("B G H I J, B G H J D -> B G H I D"));
+    const auto kernels = planKernels(b, {{"q", q}, {"k", k}, {"v", k}}, DeviceDescription{}, Precision::Float32);
+    ASSERT_EQ(kernels.size(), 1u) << fmt::format("{}", fmt::join(kernels, " "));
+    EXPECT_EQ(kernels[0].rfind("attention", 0), 0u) << kernels[0];
+    if (!gpuAvailable()) return;
+    const std::vector<NamedTensor> in{{"q", randomTensor(q, 1, -1, 1)}, {"k", randomTensor(k, 2, -1, 1)},
+                                      {"v", randomTensor(k, 3, -1, 1)}};
+    expectGpuMatchesCpu(b, in, "einsum attention");
+    expectGpuMatchesCpu(b, in, "einsum attention fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
 }
 
 TEST(EinsumOp, RefusesBadEquationsNamingTheNode) {
