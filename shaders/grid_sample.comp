@@ -1,9 +1,10 @@
 #version 450
-// GridSample (ONNX opset 16/20/22, 2-D): y[n, c, oy, ox] samples x[n, c] at the grid's
-// (x, y) in [-1, 1] (grid[n, oy, ox] = (x, y)), bilinear, nearest or bicubic (Keys, a =
-// -0.75), with zeros, border or reflection padding, as the ONNX reference computes it
-// (ops/grid_sample.cpp is the CPU twin): one invocation per output pixel computes the taps
-// and weights once and walks the channels.
+// GridSample (ONNX opset 16/20/22): y[n, c, oy, ox] samples x[n, c] at the grid's (x, y) in
+// [-1, 1] (grid[n, oy, ox] = (x, y)), bilinear, nearest or bicubic (Keys, a = -0.75), with
+// zeros, border or reflection padding, as the ONNX reference computes it (ops/grid_sample.cpp
+// is the CPU twin): one invocation per output point computes the taps and weights once and
+// walks the channels. VOLUME (opset 20 on, 5-D): y[n, c, oz, oy, ox] at the grid's (x, y, z),
+// trilinear or nearest; 2-D is one plane of weight 1.
 #include "common.glsl"
 #include "types.glsl"
 #include "grid_sample.glsl"  // push constants, specialization constants: shaders/kernels/grid_sample.toml
@@ -56,65 +57,62 @@ void cubicWeights(float t, out float w[4]) {
     w[3] = ((a * t3 - 5.0 * a) * t3 + 8.0 * a) * t3 - 4.0 * a;
 }
 
+// The taps along one axis of grid coordinate g (in [-1, 1]): their count, indices (-1: a
+// zero) and weights.
+int axisTaps(float g, uint len, out int idx[4], out float w[4]) {
+    float lo = ALIGN_CORNERS != 0u ? 0.0 : -0.5, hi = ALIGN_CORNERS != 0u ? float(len) - 1.0 : float(len) - 0.5;
+    float c = denormalize(g, len);
+    if (MODE == 1u) c = roundEven(c);  // nearest rounds half to even first, as the reference (std::nearbyint)
+    c = padCoord(c, len, lo, hi);
+    if (MODE == 1u) {
+        idx[0] = tapIndex(int(c), len, lo, hi);  // toward zero, as the reference's astype(int32)
+        w[0] = 1.0;
+        return 1;
+    }
+    float f = floor(c);
+    if (MODE == 0u) {
+        for (int k = 0; k < 2; ++k) idx[k] = tapIndex(int(f) + k, len, lo, hi);
+        w[0] = 1.0 - (c - f);
+        w[1] = c - f;
+        return 2;
+    }
+    for (int k = 0; k < 4; ++k) idx[k] = tapIndex(int(f) + k - 1, len, lo, hi);
+    cubicWeights(c - f, w);
+    return 4;
+}
+
 void main() {
     uint pixel = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    uint outPlane = p.OH * p.OW;
-    if (pixel >= p.N * outPlane) return;
-    uint n = pixel / outPlane, o = pixel % outPlane;
-    float gx = float(grid[2u * pixel]), gy = float(grid[2u * pixel + 1u]);
-    float loX = ALIGN_CORNERS != 0u ? 0.0 : -0.5, hiX = ALIGN_CORNERS != 0u ? float(p.W) - 1.0 : float(p.W) - 0.5;
-    float loY = ALIGN_CORNERS != 0u ? 0.0 : -0.5, hiY = ALIGN_CORNERS != 0u ? float(p.H) - 1.0 : float(p.H) - 0.5;
-    float cx = denormalize(gx, p.W), cy = denormalize(gy, p.H);
-    if (MODE == 1u) {  // nearest rounds half to even first, as the reference (std::nearbyint)
-        cx = roundEven(cx);
-        cy = roundEven(cy);
-    }
-    cx = padCoord(cx, p.W, loX, hiX);
-    cy = padCoord(cy, p.H, loY, hiY);
+    uint outVolume = p.OD * p.OH * p.OW;
+    if (pixel >= p.N * outVolume) return;
+    uint n = pixel / outVolume, o = pixel % outVolume;
+    const uint coords = VOLUME != 0u ? 3u : 2u;  // the grid's (x, y[, z]) per output point
+    int ix[4], iy[4], iz[4];
+    float wx[4], wy[4], wz[4];
+    int tx = axisTaps(float(grid[coords * pixel]), p.W, ix, wx);
+    int ty = axisTaps(float(grid[coords * pixel + 1u]), p.H, iy, wy);
+    int tz = 1;  // 2-D: one plane of weight 1
+    iz[0] = 0;
+    wz[0] = 1.0;
+    if (VOLUME != 0u) tz = axisTaps(float(grid[coords * pixel + 2u]), p.D, iz, wz);
 
-    // Up to 4 taps per axis: their indices (-1: zero) and weights.
-    int ix[4], iy[4];
-    float wx[4], wy[4];
-    int taps;
-    if (MODE == 1u) {
-        taps = 1;
-        ix[0] = tapIndex(int(cx), p.W, loX, hiX);  // toward zero, as the reference's astype(int32)
-        iy[0] = tapIndex(int(cy), p.H, loY, hiY);
-        wx[0] = 1.0;
-        wy[0] = 1.0;
-    } else if (MODE == 0u) {
-        taps = 2;
-        float fx = floor(cx), fy = floor(cy);
-        for (int k = 0; k < 2; ++k) {
-            ix[k] = tapIndex(int(fx) + k, p.W, loX, hiX);
-            iy[k] = tapIndex(int(fy) + k, p.H, loY, hiY);
-        }
-        wx[0] = 1.0 - (cx - fx);
-        wx[1] = cx - fx;
-        wy[0] = 1.0 - (cy - fy);
-        wy[1] = cy - fy;
-    } else {
-        taps = 4;
-        float fx = floor(cx), fy = floor(cy);
-        for (int k = 0; k < 4; ++k) {
-            ix[k] = tapIndex(int(fx) + k - 1, p.W, loX, hiX);
-            iy[k] = tapIndex(int(fy) + k - 1, p.H, loY, hiY);
-        }
-        cubicWeights(cx - fx, wx);
-        cubicWeights(cy - fy, wy);
-    }
-
-    uint inPlane = p.H * p.W;
+    uint inVolume = p.D * p.H * p.W;
     for (uint c = 0; c < p.C; ++c) {
-        uint base = (n * p.C + c) * inPlane;
+        uint base = (n * p.C + c) * inVolume;
         float acc = 0.0;
-        for (int j = 0; j < taps; ++j) {
-            if (iy[j] < 0) continue;
-            float row = 0.0;
-            for (int i = 0; i < taps; ++i)
-                if (ix[i] >= 0) row += wx[i] * float(x[base + uint(iy[j]) * p.W + uint(ix[i])]);
-            acc += wy[j] * row;
+        for (int k = 0; k < tz; ++k) {
+            if (iz[k] < 0) continue;
+            uint planeBase = base + uint(iz[k]) * p.H * p.W;
+            float plane = 0.0;
+            for (int j = 0; j < ty; ++j) {
+                if (iy[j] < 0) continue;
+                float row = 0.0;
+                for (int i = 0; i < tx; ++i)
+                    if (ix[i] >= 0) row += wx[i] * float(x[planeBase + uint(iy[j]) * p.W + uint(ix[i])]);
+                plane += wy[j] * row;
+            }
+            acc += wz[k] * plane;
         }
-        y[(n * p.C + c) * outPlane + o] = T(activate(acc));
+        y[(n * p.C + c) * outVolume + o] = T(activate(acc));
     }
 }

@@ -1,5 +1,6 @@
 // GridSample (opset 16: modes bilinear / nearest / bicubic; 20 and 22: linear / nearest /
-// cubic) over 4-D NCHW: frame interpolation's backward warp (RIFE) and spatial transformers.
+// cubic) over 4-D NCHW: frame interpolation's backward warp (RIFE) and spatial transformers;
+// from opset 20 also 5-D NCDHW (volumetric: linear or nearest, as ONNX defines cubic for 4-D only).
 // Zeros, border and reflection padding and align_corners follow the ONNX reference
 // (onnx/reference/ops/op_grid_sample.py): coordinates outside the borders are clamped or
 // reflected first, then every tap is padded again. shaders/grid_sample.comp is the kernel;
@@ -59,14 +60,18 @@ void inferGridSample(Graph& g, const Node& n) {
     requireFloat(g, n, 1);
     const Shape& x = inputShape(g, n, 0);
     const Shape& grid = inputShape(g, n, 1);
-    if (x.size() != 4)
-        unsupported(n, "GridSample of a {}-D input: only 4-D [N, C, H, W] is supported", x.size());
-    if (grid.size() != 4 || grid[0] != x[0] || grid[3] != 2)
-        shapeError(n, "grid {} must be [N, H_out, W_out, 2] with N = {} (the input {})", shapeToString(grid), x[0],
-                   shapeToString(x));
+    if (x.size() != 4 && x.size() != 5)
+        unsupported(n, "GridSample of a {}-D input: 4-D [N, C, H, W] and 5-D [N, C, D, H, W] are supported", x.size());
+    const size_t spatial = x.size() - 2;
+    if (grid.size() != x.size() || grid[0] != x[0] || grid.back() != static_cast<int64_t>(spatial))
+        shapeError(n, "grid {} must be [N, {}{}] with N = {} (the input {})", shapeToString(grid),
+                   spatial == 3 ? "D_out, H_out, W_out, " : "H_out, W_out, ", spatial, x[0], shapeToString(x));
     checkModeName(n, g.opset);
-    gridSpecOf(n);
-    setOutput(g, n, 0, DataType::Float32, {x[0], x[1], grid[1], grid[2]});
+    if (spatial == 3 && gridSpecOf(n).mode == GridMode::Cubic)
+        unsupported(n, "cubic GridSample of a 5-D input (ONNX defines cubic for 4-D input only)");
+    Shape out{x[0], x[1]};
+    out.insert(out.end(), grid.begin() + 1, grid.end() - 1);
+    setOutput(g, n, 0, DataType::Float32, out);
 }
 
 // The CPU twin of shaders/grid_sample.comp, function for function.
@@ -133,67 +138,85 @@ struct Sampler {
     }
 };
 
+// The sizes of a 4-D or 5-D GridSample: 4-D as one plane (D = OD = 1).
+struct GridDims {
+    int64_t N, C, D, H, W, OD, OH, OW;
+    bool volume;
+};
+
+GridDims gridDims(const Shape& xs, const Shape& gs) {
+    const bool v = xs.size() == 5;
+    return {xs[0], xs[1], v ? xs[2] : 1, xs[v ? 3 : 2], xs[v ? 4 : 3], v ? gs[1] : 1, gs[v ? 2 : 1], gs[v ? 3 : 2], v};
+}
+
 void evalGridSample(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
-    const Shape& xs = in[0]->shape();
-    const Shape& gs = in[1]->shape();
     const GridSpec spec = gridSpecOf(n);
-    const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3], OH = gs[1], OW = gs[2];
-    Sampler smp{spec, H, W};
+    const GridDims g = gridDims(in[0]->shape(), in[1]->shape());
+    Sampler smp{spec, g.H, g.W};
     const float* x = in[0]->as<float>();
     const float* grid = in[1]->as<float>();
     float* y = out[0].as<float>();
-    for (int64_t b = 0; b < N; ++b)
-        for (int64_t o = 0; o < OH * OW; ++o) {
-            const float* gp = grid + 2 * (b * OH * OW + o);
-            float cx = smp.denormalize(gp[0], W), cy = smp.denormalize(gp[1], H);
-            if (spec.mode == GridMode::Nearest) {
-                cx = std::nearbyint(cx);  // half to even
-                cy = std::nearbyint(cy);
-            }
-            cx = smp.padCoord(cx, W);
-            cy = smp.padCoord(cy, H);
-            int64_t ix[4], iy[4];
-            float wx[4], wy[4];
-            const int tx = smp.taps(cx, W, ix, wx), ty = smp.taps(cy, H, iy, wy);
-            for (int64_t c = 0; c < C; ++c) {
-                const float* plane = x + (b * C + c) * H * W;
+    const int64_t coords = g.volume ? 3 : 2, outVolume = g.OD * g.OH * g.OW;
+    // The taps along one axis of grid coordinate v.
+    auto axisTaps = [&](float v, int64_t len, int64_t idx[4], float w[4]) {
+        float c = smp.denormalize(v, len);
+        if (spec.mode == GridMode::Nearest) c = std::nearbyint(c);  // half to even
+        return smp.taps(smp.padCoord(c, len), len, idx, w);
+    };
+    for (int64_t b = 0; b < g.N; ++b)
+        for (int64_t o = 0; o < outVolume; ++o) {
+            const float* gp = grid + coords * (b * outVolume + o);
+            int64_t ix[4], iy[4], iz[4] = {0};
+            float wx[4], wy[4], wz[4] = {1.0f};
+            const int tx = axisTaps(gp[0], g.W, ix, wx), ty = axisTaps(gp[1], g.H, iy, wy);
+            const int tz = g.volume ? axisTaps(gp[2], g.D, iz, wz) : 1;
+            for (int64_t c = 0; c < g.C; ++c) {
+                const float* volume = x + (b * g.C + c) * g.D * g.H * g.W;
                 float acc = 0.0f;
-                for (int j = 0; j < ty; ++j) {
-                    if (iy[j] < 0) continue;
-                    float row = 0.0f;
-                    for (int i = 0; i < tx; ++i)
-                        if (ix[i] >= 0) row += wx[i] * plane[iy[j] * W + ix[i]];
-                    acc += wy[j] * row;
+                for (int k = 0; k < tz; ++k) {
+                    if (iz[k] < 0) continue;
+                    const float* plane = volume + iz[k] * g.H * g.W;
+                    float sum = 0.0f;
+                    for (int j = 0; j < ty; ++j) {
+                        if (iy[j] < 0) continue;
+                        float row = 0.0f;
+                        for (int i = 0; i < tx; ++i)
+                            if (ix[i] >= 0) row += wx[i] * plane[iy[j] * g.W + ix[i]];
+                        sum += wy[j] * row;
+                    }
+                    acc += wz[k] * sum;
                 }
-                y[(b * C + c) * OH * OW + o] = acc;
+                y[(b * g.C + c) * outVolume + o] = acc;
             }
         }
 }
 
 void lowerGridSample(LowerContext& ctx, const Node& n) {
-    const Shape xs = ctx.value(n.inputs[0]).shape;
-    const Shape gs = ctx.value(n.inputs[1]).shape;
+    const GridDims g = gridDims(ctx.value(n.inputs[0]).shape, ctx.value(n.inputs[1]).shape);
     const GridSpec spec = gridSpecOf(n);
-    const int64_t pixels = gs[0] * gs[1] * gs[2];
-    if (pixels == 0 || xs[1] == 0) return;
-    if (xs[2] == 0 || xs[3] == 0) unsupported(n, "GridSample of an empty image {}", shapeToString(xs));
+    const int64_t points = g.N * g.OD * g.OH * g.OW;
+    if (points == 0 || g.C == 0) return;
+    if (g.D == 0 || g.H == 0 || g.W == 0) unsupported(n, "GridSample of an empty image {}", shapeToString(ctx.value(n.inputs[0]).shape));
     requireIndexable(n, std::max({ctx.value(n.inputs[0]).elementCount(), ctx.value(n.outputs[0]).elementCount(),
-                                  2 * pixels}));
+                                  (g.volume ? 3 : 2) * points}));
     const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.outputs[0]});
     Dispatch& d = ctx.emit(typedKernel(n, kernels::grid_sample::variant(type), "grid_sample", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::grid_sample::kMode, static_cast<uint32_t>(spec.mode));
     d.setSpec(kernels::grid_sample::kPadding, static_cast<uint32_t>(spec.padding));
     d.setSpec(kernels::grid_sample::kAlignCorners, spec.alignCorners ? 1 : 0);
+    d.setSpec(kernels::grid_sample::kVolume, g.volume ? 1 : 0);
     kernels::grid_sample::Push p{};
-    p.N = u32(xs[0]);
-    p.C = u32(xs[1]);
-    p.H = u32(xs[2]);
-    p.W = u32(xs[3]);
-    p.OH = u32(gs[1]);
-    p.OW = u32(gs[2]);
+    p.N = u32(g.N);
+    p.C = u32(g.C);
+    p.D = u32(g.D);
+    p.H = u32(g.H);
+    p.W = u32(g.W);
+    p.OD = u32(g.OD);
+    p.OH = u32(g.OH);
+    p.OW = u32(g.OW);
     d.setPush(p);
-    setLaunch1d(d, pixels, 64);
+    setLaunch1d(d, points, 64);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1])};
 }
 

@@ -74,6 +74,27 @@ TEST(GridSampleOp, GpuMatchesCpu) {
                         "opset 20 linear");
 }
 
+// Volumetric GridSample (opset 20, 5-D): trilinear and nearest, every padding.
+TEST(GridSampleOp, Volumetric) {
+    // A 2x2x2 volume 0..7 (z, y, x): the centre with align_corners is the mean, 3.5; the
+    // corner (x, y, z) = (1, -1, 1) is z 1, y 0, x 1: 5.
+    expectReferenceEquals(gridModel({1, 1, 2, 2, 2}, {1, 1, 1, 2, 3}, "linear", "zeros", 1, 20),
+                          {{"x", iotaTensor({1, 1, 2, 2, 2})}, {"grid", floatTensor({1, 1, 1, 2, 3}, {0, 0, 0, 1, -1, 1})}},
+                          {floatTensor({1, 1, 1, 1, 2}, {3.5f, 5})}, "trilinear align_corners");
+    if (!gpuAvailable()) return;
+    const Shape x{2, 3, 5, 6, 7}, grid{2, 3, 4, 5, 3};
+    const Tensor data = randomTensor(x, 5, -2, 2), g = randomTensor(grid, 6, -1.4f, 1.4f);
+    for (const char* mode : {"linear", "nearest"})
+        for (const char* padding : {"zeros", "border", "reflection"})
+            for (int64_t align : {0, 1}) {
+                const std::string what = std::string("volumetric ") + mode + " " + padding + " align " + std::to_string(align);
+                auto m = gridModel(x, grid, mode, padding, align, 20);
+                expectGpuMatchesCpu(m, {{"x", data}, {"grid", g}}, what);
+                expectGpuMatchesCpu(m, {{"x", data}, {"grid", g}}, what + " fp16", Tolerance{2e-2, 2e-2, true},
+                                    Precision::Float16);
+            }
+}
+
 TEST(GridSampleOp, RefusesWhatItDoesNotDefine) {
     auto plan = [](const OnnxBuilder& b, InputShapes shapes) {
         auto m = b.build();
@@ -87,6 +108,14 @@ TEST(GridSampleOp, RefusesWhatItDoesNotDefine) {
     st = plan(gridModel({1, 1, 4, 4}, {1, 2, 2, 2}, "bilinear", "mirror", 0), {{"x", {1, 1, 4, 4}}, {"grid", {1, 2, 2, 2}}});
     EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.toString();
     EXPECT_NE(st.message().find("'mirror'"), std::string::npos) << st.message();
+    // Cubic is defined for 4-D input only; a 5-D grid needs three coordinates.
+    st = plan(gridModel({1, 1, 2, 4, 4}, {1, 1, 2, 2, 3}, "cubic", "zeros", 0, 20),
+              {{"x", {1, 1, 2, 4, 4}}, {"grid", {1, 1, 2, 2, 3}}});
+    EXPECT_EQ(st.code(), ErrorCode::Unsupported) << st.toString();
+    EXPECT_NE(st.message().find("cubic"), std::string::npos) << st.message();
+    st = plan(gridModel({1, 1, 2, 4, 4}, {1, 1, 2, 2, 2}, "linear", "zeros", 0, 20),
+              {{"x", {1, 1, 2, 4, 4}}, {"grid", {1, 1, 2, 2, 2}}});
+    EXPECT_EQ(st.code(), ErrorCode::ShapeError) << st.toString();
 }
 
 }  // namespace
