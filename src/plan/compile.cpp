@@ -15,6 +15,7 @@
 #include "passes/common_subexpressions.h"
 #include "passes/einsum_matmul.h"
 #include "passes/fusion.h"
+#include "passes/gemm_weights.h"
 #include "passes/pointwise_fusion.h"
 #include "passes/precision.h"
 #include "passes/specialize.h"
@@ -220,6 +221,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     passes::mergeCommonSubexpressions(g);
     // Einsums that are batched products become MatMuls before the MatMul folds and fusions.
     passes::rewriteEinsumAsMatMul(g);
+    passes::transposeConstantGemmWeights(g);
     // First: the Conv it writes then takes the fusions (its DepthToSpace, the activation after).
     if (options.kernels.subPixelDeconv) passes::rewriteConvTransposeAsConv(g);
     // The LayerNormalization pattern first (an activation after it then fuses into it), the

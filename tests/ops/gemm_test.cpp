@@ -1,5 +1,8 @@
 // Gemm (transA/transB, alpha/beta, every broadcast shape of C) and MatMul (2-D, batched,
 // broadcast batches, 1-D operands). M <= 16 takes the 16x128 tile, larger M the 64x64 tile.
+#include <fmt/format.h>
+
+#include "ops/conv_cases.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -57,6 +60,59 @@ TEST(GemmOp, Transposes) {
     for (int64_t m : {1, 17, 100})
         for (int ta = 0; ta < 2; ++ta)
             for (int tb = 0; tb < 2; ++tb) runGemm({m, 33, 19, ta != 0, tb != 0, {33}, true});
+}
+
+// A constant B with transB (nn.Linear's weight) is transposed once at planning
+// (passes/gemm_weights.h): the tensor cores then load B's rows as whole words (_vb). A weight
+// another node also reads stays as it is, gathered. Results against the CPU either way.
+TEST(GemmOp, ConstantTransposedWeightIsReadInRows) {
+    const Shape a{64, 96}, w{128, 96};
+    auto model = [&](bool alsoAdded) {
+        OnnxBuilder b(13);
+        b.input("a", a).output("y");
+        b.initializer("w", randomTensor(w, 7, -0.5f, 0.5f)).initializer("bias", randomTensor({128}, 8));
+        attr(b.node("Gemm", {"a", "w", "bias"}, {"g"}), "transB", int64_t{1});
+        attr(b.node("Gemm", {"a", "w"}, {"h"}), "transB", int64_t{1});  // a second reader of the same weight
+        if (alsoAdded) {
+            b.input("m", w);
+            b.node("Add", {"w", "m"}, {"s"});
+            attr(b.node("Gemm", {"a", "s"}, {"k"}), "transB", int64_t{1});
+            b.node("Add", {"g", "k"}, {"gk"});
+            b.node("Add", {"gk", "h"}, {"y"});
+        } else {
+            b.node("Add", {"g", "h"}, {"y"});
+        }
+        return b;
+    };
+    DeviceDescription dev;
+    dev.kernels.emulateCooperativeMatrix = true;
+    auto gemmKernels = [&](const OnnxBuilder& b, bool alsoAdded) {
+        InputShapes shapes{{"a", a}};
+        if (alsoAdded) shapes.emplace_back("m", w);
+        std::vector<std::string> gemms;
+        for (const std::string& k : planKernels(b, shapes, dev, Precision::Float16))
+            if (k.rfind("gemm_cm", 0) == 0) gemms.push_back(k);
+        return gemms;
+    };
+    const auto rows = gemmKernels(model(false), false);
+    ASSERT_EQ(rows.size(), 2u) << fmt::format("{}", fmt::join(rows, " "));
+    for (const std::string& k : rows) EXPECT_NE(k.find("_vb"), std::string::npos) << k;
+    // The weight also read by an Add of a graph input: kept as it is, so every Gemm gathers B
+    // (the third reads the Add's output, not a constant).
+    const auto mixed = gemmKernels(model(true), true);
+    ASSERT_EQ(mixed.size(), 3u) << fmt::format("{}", fmt::join(mixed, " "));
+    for (const std::string& k : mixed) EXPECT_EQ(k.find("_vb"), std::string::npos) << k;
+    if (!gpuAvailable()) return;
+    for (bool alsoAdded : {false, true}) {
+        std::vector<NamedTensor> in{{"a", randomTensor(a, 10)}};
+        if (alsoAdded) in.push_back({"m", randomTensor(w, 11, -0.5f, 0.5f)});
+        const std::string what = alsoAdded ? "weight shared with an Add" : "weight read by two Gemms";
+        expectGpuMatchesCpu(model(alsoAdded), in, what);
+        SessionOptions o;
+        o.precision = Precision::Float16;
+        o.kernels.emulateCooperativeMatrix = true;
+        expectGpuMatchesCpuWith(model(alsoAdded), in, what + " fp16 tensor cores", Tolerance{5e-3, 5e-3, true}, o);
+    }
 }
 
 TEST(GemmOp, BiasShapes) {
