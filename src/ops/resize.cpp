@@ -134,6 +134,8 @@ ResizeSpec resizeSpec(const Node& n, const Shape& in, ConstantFn constant) {
     }
     for (size_t i = 0; i + 2 < r; ++i)
         if (s.out[i] != in[i]) unsupported(n, "resizing dimension {} (only the two innermost dimensions resize)", i);
+    for (size_t i = r - 2; i < r; ++i)
+        if (in[i] == 0 && s.out[i] > 0) shapeError(n, "dimension {} is empty: nothing to resize to {}", i, s.out[i]);
     auto scaleOf = [&](size_t i) {
         if (commonScale && isListed(i)) return static_cast<float>(*commonScale);
         return sizes.empty() ? scales[i] : static_cast<float>(static_cast<double>(s.out[i]) / static_cast<double>(in[i]));

@@ -157,12 +157,14 @@ struct GemmCase {
     bool gemm = false;      // Gemm with transB and a broadcast C row, alpha/beta
     bool relu = false;
     std::string kernel;     // expected kernel family prefix (emulated)
+    bool bInput = false;    // B a graph input (a constant transB weight is made row-major at planning)
 };
 
 OnnxBuilder gemmModel(const GemmCase& c) {
     OnnxBuilder b;
     b.input("a", c.a).output("y");
-    b.initializer("b", rnd(c.b, c.what + "b"));
+    if (c.bInput) b.input("b", c.b);
+    else b.initializer("b", rnd(c.b, c.what + "b"));
     std::string out = c.relu ? "g" : "y";
     if (c.gemm) {
         b.initializer("c", rnd({c.b[0]}, c.what + "c"));
@@ -177,6 +179,7 @@ OnnxBuilder gemmModel(const GemmCase& c) {
     return b;
 }
 
+// (CoopmatGemmRuns below instantiates one test per case: keep its range the table's size.)
 const std::vector<GemmCase>& gemmCases() {
     static const std::vector<GemmCase> all = {
         // Fewer than 128 rows: 64-column tiles (ops/gemm/select.h, kCoopmatGemmNarrowBelowRows).
@@ -184,12 +187,16 @@ const std::vector<GemmCase>& gemmCases() {
         {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_n64_va_emu"},
         // (B per inner batch: with one B for all, the batches would be rows of one product.)
         {"batched 2x3 x 40x48 by 3x48x72, relu", {2, 3, 40, 48}, {3, 48, 72}, false, true, "gemm_cm64_n64_va_vb_emu"},
-        {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu"},
+        // transB: B gathered eight halves from eight rows where it is an input, read in words
+        // where it is a constant (passes/gemm_weights.h transposes it once).
+        {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu", true},
+        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_vb_c_emu"},
         {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_va_vb_splitk_emu"},
         // 128 rows and more, few tiles: 64 x 128.
         {"shared B: 2x3 x 40x48 by 48x72 is 240 rows", {2, 3, 40, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
         {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_va_vb_emu"},
-        {"Gemm transB, C, alpha, beta at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu"},
+        {"Gemm transB, C, alpha, beta at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
+        {"Gemm transB constant at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_vb_c_emu"},
         // 128-row tiles where they make 64 tiles or more (ops/gemm/select.h).
         {"128-row tile", {1040, 32}, {32, 1000}, false, false, "gemm_cm128_va_vb_emu"},
         {"full tiles, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm128_full_emu"},
@@ -202,16 +209,22 @@ class CoopmatGemmRuns : public ::testing::TestWithParam<size_t> {};
 TEST_P(CoopmatGemmRuns, MatchCpuReference) {
     const GemmCase& c = gemmCases()[GetParam()];
     OnnxBuilder b = gemmModel(c);
-    auto kernels = planKernels(b, {{"a", c.a}}, emulated());
+    InputShapes shapes{{"a", c.a}};
+    if (c.bInput) shapes.emplace_back("b", c.b);
+    auto kernels = planKernels(b, shapes, emulated());
     EXPECT_NE(std::find(kernels.begin(), kernels.end(), c.kernel), kernels.end())
         << c.what << ": expected " << c.kernel << " among the plan's kernels";
     VKINFER_REQUIRE_GPU();
     std::vector<NamedTensor> inputs{{"a", rnd(c.a, c.what + "a")}};
+    if (c.bInput) inputs.push_back({"b", rnd(c.b, c.what + "b")});
     expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
-INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 8),
+INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 12),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
+
+// The range above once stopped two cases short of the table, which then never ran.
+TEST(CoopmatGemmTable, EveryCaseIsInstantiated) { EXPECT_EQ(gemmCases().size(), 12u); }
 
 TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     const DeviceDescription h200 = h200Description();

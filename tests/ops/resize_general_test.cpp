@@ -187,6 +187,15 @@ TEST(ResizeOpset18, RefusesWhatIsNotDefined) {
         EXPECT_EQ(s.status().code(), ErrorCode::ShapeError) << s.status().toString();
         EXPECT_NE(s.status().message().find(what), std::string::npos) << s.status().message();
     }
+    // Nothing to interpolate from: an empty resized dimension with a non-empty output.
+    for (const char* mode : {"nearest", "linear", "cubic"}) {
+        auto m = resize19({1, 1, 0, 4}, {}, {1, 1, 2, 2}, {}, mode, "").build();
+        ASSERT_TRUE(m.ok()) << m.status().toString();
+        auto s = planSummary(*m, {{"x", {1, 1, 0, 4}}});
+        ASSERT_FALSE(s.ok()) << mode;
+        EXPECT_EQ(s.status().code(), ErrorCode::ShapeError) << s.status().toString();
+        EXPECT_NE(s.status().message().find("empty"), std::string::npos) << s.status().message();
+    }
 }
 
 }  // namespace
