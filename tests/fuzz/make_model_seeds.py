@@ -3,8 +3,8 @@
 built with onnx.helper for the kinds of input the engine has got wrong before (issue 20:
 runtime indices, attributes of the wrong type, inputs with defaults, duplicate outputs,
 bad dims, wrong input counts, long chains) and for the graph shapes exporters write today
-(attention blocks, LayerNormalization, shape arithmetic), so that the fuzzer starts from
-them. make_seed_corpus.py keeps these files. Needs python3-onnx (Debian 12).
+(attention blocks, LayerNormalization, shape arithmetic; Einsum, Resize antialias, 5-D
+GridSample, empty reductions), so that the fuzzer starts from them. make_seed_corpus.py keeps these files. Needs python3-onnx (Debian 12).
 """
 import os
 
@@ -90,6 +90,28 @@ def main():
     save("attention_block", nodes,
          [vi("x", f, [1, "seq", d]), vi("mask", T.BOOL, [1, 1, "seq", "seq"])],
          [vi("y", f, None), vi("len", T.INT64, None)], inits, opset=17)
+    # Einsum: attention written with it (rewritten as MatMuls), a diagonal, a product of
+    # constants (folded), three operands.
+    save("einsum_attention", [
+        h.make_node("Einsum", ["q", "k"], ["s"], equation="B H I D, B H J D -> B H I J"),
+        h.make_node("Softmax", ["s"], ["p"], axis=-1),
+        h.make_node("Einsum", ["p", "v"], ["y"], equation="bhij,bhjd->bhid")],
+        [vi("q", f, [1, 2, 5, 4]), vi("k", f, [1, 2, 6, 4]), vi("v", f, [1, 2, 6, 4])], [vi("y", f, None)], opset=13)
+    save("einsum_mixed", [
+        h.make_node("Einsum", ["x"], ["d"], equation="...ii->...i"),
+        h.make_node("Einsum", ["a", "b"], ["ab"], equation="ij,jk"),
+        h.make_node("Einsum", ["d", "ab", "c"], ["y"], equation="bi,ik,k->b")],
+        [vi("x", f, [2, 3, 3])], [vi("y", f, None)],
+        [nh.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "a"),
+         nh.from_array(np.ones((4, 3), np.float32), "b"), nh.from_array(np.ones(3, np.float32), "c")], opset=13)
+    # Opset 18-20 forms: Resize antialias, a volumetric GridSample, a reduction over an empty axis.
+    save("resize_antialias", [h.make_node("Resize", ["x", "", "scales"], ["y"], mode="cubic", antialias=1)],
+         [vi("x", f, [1, 2, 9, 8])], [vi("y", f, None)],
+         [nh.from_array(np.array([1, 1, 0.5, 0.34], np.float32), "scales")], opset=18)
+    save("gridsample_volume", [h.make_node("GridSample", ["x", "g"], ["y"], mode="linear", padding_mode="reflection")],
+         [vi("x", f, [1, 2, 3, 4, 5]), vi("g", f, [1, 2, 2, 3, 3])], [vi("y", f, None)], opset=20)
+    save("reduce_empty_axis", [h.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=1)],
+         [vi("x", f, [2, 0, 3])], [vi("y", f, None)], [nh.from_array(np.array([1], np.int64), "axes")], opset=18)
 
 
 if __name__ == "__main__":
