@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "ops/einsum_equation.h"
+#include "passes/graph_edit.h"
 #include "passes/specialize.h"
 
 namespace vkinfer::passes {
@@ -60,15 +61,6 @@ std::vector<int64_t> permutation(const std::vector<int>& from, const std::vector
     return identity ? std::vector<int64_t>{} : perm;
 }
 
-int addValue(Graph& g, const std::string& hint, DataType type, graph::Shape shape) {
-    graph::Value v;
-    v.name = g.uniqueName(hint);
-    v.dtype = type;
-    v.shape = std::move(shape);
-    v.hasShape = true;
-    return g.addValue(std::move(v));
-}
-
 }  // namespace
 
 void rewriteEinsumAsMatMul(Graph& g) {
@@ -102,7 +94,7 @@ void rewriteEinsumAsMatMul(Graph& g) {
             t.name = g.uniqueName(n.name + "_" + what);
             t.opType = "Transpose";
             t.inputs = {value};
-            t.outputs = {addValue(g, n.name + "_" + what, type, dims)};
+            t.outputs = {addIntermediate(g, n.name + "_" + what, type, dims)};
             t.attrs["perm"] = perm;
             g.nodes.push_back(std::move(t));
             return g.nodes.back().outputs[0];
@@ -118,7 +110,7 @@ void rewriteEinsumAsMatMul(Graph& g) {
         } else {
             graph::Shape dims;
             for (int l : yOrder) dims.push_back(s.sizes[static_cast<size_t>(l)]);
-            mm.outputs = {addValue(g, n.name + "_product", type, dims)};
+            mm.outputs = {addIntermediate(g, n.name + "_product", type, dims)};
             Node t;
             t.name = g.uniqueName(n.name + "_y");
             t.opType = "Transpose";

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "passes/graph_edit.h"
 
 namespace vkinfer::passes {
 
@@ -93,15 +94,6 @@ const Tensor* constantOf(const Graph& g, int v) {
     return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
 }
 
-int addIntermediate(Graph& g, const std::string& hint, graph::Shape shape) {
-    graph::Value v;
-    v.name = g.uniqueName(hint);
-    v.dtype = DataType::Float32;
-    v.shape = std::move(shape);
-    v.hasShape = true;
-    return g.addValue(std::move(v));
-}
-
 int addInts(Graph& g, const std::string& hint, const std::vector<int64_t>& values) {
     Tensor t(DataType::Int64, {static_cast<int64_t>(values.size())});
     std::copy(values.begin(), values.end(), t.as<int64_t>());
@@ -142,10 +134,11 @@ void rewriteConvTransposeAsConv(Graph& g) {
             std::vector<int64_t>{plan->padBegin[0], plan->padBegin[1], plan->padEnd[0], plan->padEnd[1]};
         conv.attrs["group"] = geo.groups;
         int shuffled = y;  // what DepthToSpace writes: the output, or what the crop cuts
-        if (plan->crop) shuffled = addIntermediate(g, name + "_uncropped", {geo.N, geo.M, s * plan->convOut[0],
-                                                                            s * plan->convOut[1]});
+        if (plan->crop)
+            shuffled = addIntermediate(g, name + "_uncropped", DataType::Float32,
+                                       {geo.N, geo.M, s * plan->convOut[0], s * plan->convOut[1]});
         conv.outputs = {s == 1 ? shuffled
-                               : addIntermediate(g, name + "_phases",
+                               : addIntermediate(g, name + "_phases", DataType::Float32,
                                                  {geo.N, geo.M * s * s, plan->convOut[0], plan->convOut[1]})};
         std::vector<Node> added;
         if (s != 1) {
