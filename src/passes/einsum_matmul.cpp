@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
 #include "ops/einsum_equation.h"
 #include "passes/graph_edit.h"
 #include "passes/specialize.h"
@@ -116,8 +115,7 @@ void rewriteEinsumAsMatMul(Graph& g) {
             t.opType = "Transpose";
             t.inputs = {mm.outputs[0]};
             t.outputs = {n.outputs[0]};
-            // (perm[i]: which product axis output axis i is)
-            t.attrs["perm"] = permutation(yOrder, s.output);
+            t.attrs["perm"] = outPerm;
             g.nodes.push_back(std::move(t));
         }
         g.nodes[i] = std::move(mm);
