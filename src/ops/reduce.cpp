@@ -154,7 +154,9 @@ T reduceInts(ReduceOp op, const std::vector<T>& v) {
 }
 
 void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
-    Tensor x = toFloat32(*in[0]);
+    // Bool (ReduceMax: any, ReduceMin: all) as uint8, whose empty max is 0 (false) and min 255 (true).
+    const bool isBool = in[0]->dtype() == DataType::Bool;
+    Tensor x = isBool ? castTensor(n, *in[0], DataType::UInt8) : toFloat32(*in[0]);
     ReduceAxes a = reduceAxes(n, in.size() > 1 ? in[1] : nullptr, static_cast<int64_t>(x.shape().size()));
     if (a.noop) {
         out[0] = *in[0];
@@ -196,14 +198,16 @@ void evalReduce(const Node& n, std::span<const Tensor* const> in, std::span<Tens
                 py[o] = static_cast<T>(reduceValues(op, d));
         });
     });
-    out[0] = narrowFromFloat32(y, in[0]->dtype());
+    out[0] = isBool ? castTensor(n, y, DataType::Bool) : narrowFromFloat32(y, in[0]->dtype());
 }
 
 void inferReduce(Graph& g, const Node& n) {
     const auto& x = inputValue(g, n, 0);
     auto axesInput = axesInputOf(g, n);
     ReduceAxes a = reduceAxes(n, axesInput ? &*axesInput : nullptr, static_cast<int64_t>(x.shape.size()));
-    if (x.dtype == DataType::Bool || dataTypeSize(x.dtype) == 0)
+    // Bool is defined for ReduceMax and ReduceMin (opset 20: any and all).
+    const bool boolOk = n.opType == "ReduceMax" || n.opType == "ReduceMin";
+    if ((x.dtype == DataType::Bool && !boolOk) || dataTypeSize(x.dtype) == 0)
         unsupported(n, "{} is not supported for {} input '{}'", n.opType, dataTypeName(x.dtype), x.name);
     if (a.noop) return setOutput(g, n, 0, x.dtype, x.shape);
     bool keep = n.attrInt("keepdims", 1) != 0;
@@ -274,7 +278,17 @@ void lowerReduce(LowerContext& ctx, const Node& n) {
                     n.opType);
     if (!isFloatType(xv.dtype) && !integerOnlyOk(op))
         unsupported(n, "{} of {} tensors runs on the CPU reference only", n.opType, dataTypeName(xv.dtype));
-    emitReduce(ctx, n, op, n.inputs[0], n.outputs[0], reduceLayout(xv.shape, a.axes));
+    ReduceLayout layout = reduceLayout(xv.shape, a.axes);
+    if (xv.dtype == DataType::Bool) {  // any / all, as int32 (the kernel has no byte type)
+        const Shape in = xv.shape, out = ctx.value(n.outputs[0]).shape;  // copies: addScratch grows the table
+        const int wide = ctx.addScratch(n.name + "_int32", DataType::Int32, in);
+        const int reduced = ctx.addScratch(n.name + "_reduced", DataType::Int32, out);
+        emitCast(ctx, n, n.inputs[0], wide, DataType::Bool, DataType::Int32);
+        emitReduce(ctx, n, op, wide, reduced, std::move(layout));
+        emitCast(ctx, n, reduced, n.outputs[0], DataType::Int32, DataType::Bool);
+        return;
+    }
+    emitReduce(ctx, n, op, n.inputs[0], n.outputs[0], std::move(layout));
 }
 
 // ArgMax / ArgMin.

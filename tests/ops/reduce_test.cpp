@@ -152,6 +152,23 @@ TEST(ReduceOp, EmptyAxisGivesTheEmptySetsValue) {
                           "int64 ReduceMax of nothing");
 }
 
+// Bool ReduceMax and ReduceMin (opset 20): any and all; over nothing, false and true.
+TEST(ReduceOp, BoolMaxIsAnyMinIsAll) {
+    const Tensor x = typedTensor(DataType::Bool, {3, 4}, {0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1});
+    expectReferenceEquals(reduceModel("ReduceMax", {3, 4}, {1}, 0, true, DataType::Bool), {{"x", x}},
+                          {typedTensor(DataType::Bool, {3}, {0, 1, 1})}, "bool ReduceMax (any)");
+    expectReferenceEquals(reduceModel("ReduceMin", {3, 4}, {1}, 0, true, DataType::Bool), {{"x", x}},
+                          {typedTensor(DataType::Bool, {3}, {0, 0, 1})}, "bool ReduceMin (all)");
+    expectReferenceEquals(reduceModel("ReduceMin", {3, 4}, {0}, 1, true, DataType::Bool), {{"x", x}},
+                          {typedTensor(DataType::Bool, {1, 4}, {0, 0, 0, 0})}, "bool ReduceMin over rows");
+    expectReferenceEquals(reduceModel("ReduceMax", {2, 0}, {1}, 0, true, DataType::Bool), {{"x", Tensor(DataType::Bool, {2, 0})}},
+                          {typedTensor(DataType::Bool, {2}, {0, 0})}, "bool ReduceMax of nothing");
+    expectReferenceEquals(reduceModel("ReduceMin", {2, 0}, {1}, 0, true, DataType::Bool), {{"x", Tensor(DataType::Bool, {2, 0})}},
+                          {typedTensor(DataType::Bool, {2}, {1, 1})}, "bool ReduceMin of nothing");
+    // The other reductions stay undefined for bool.
+    expectUnsupported(reduceModel("ReduceSum", {3, 4}, {1}, 0, true, DataType::Bool), {{"x", x}}, "bool ReduceSum");
+}
+
 // The reference's integer edges (constant folding; the fuzzer found the first): |INT64_MIN|
 // wraps to itself, a mean divides by the count in int64 (int8 over 256 elements: by 256, not by
 // the count converted to int8, 0).
