@@ -125,6 +125,17 @@ void inferRange(Graph& g, const Node& n) {
 }
 
 void evalRange(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    if (in[0]->dtype() == DataType::Float16) {  // computed in float (stash_type 1, opset 27), stored as float16
+        if (n.attrInt("stash_type", 1) != 1)
+            unsupported(n, "Range with stash_type {}: float16 ranges are computed in float32 (stash_type 1)",
+                        n.attrInt("stash_type", 1));
+        const Tensor s = toFloat32(*in[0]), l = toFloat32(*in[1]), d = toFloat32(*in[2]);
+        const Tensor* wide[] = {&s, &l, &d};
+        std::vector<Tensor> y(1);
+        evalRange(n, wide, y);
+        out[0] = narrowFromFloat32(y[0], DataType::Float16);
+        return;
+    }
     int64_t len = rangeLength(n, *in[0], *in[1], *in[2]);
     Tensor t(in[0]->dtype(), {len});
     visitType(n, t.dtype(), [&](auto zero) {
@@ -158,7 +169,7 @@ void registerShapeOps(std::vector<OpDef>& t) {
     t.push_back(withFp16({"Shape", 1, 1000, inferShape, evalShape, nullptr}));
     t.push_back(withFp16({"Size", 1, 1000, inferSize, evalSize, nullptr}));
     t.push_back({"ConstantOfShape", 9, 1000, inferConstantOfShape, evalConstantOfShape, nullptr});
-    t.push_back({"Range", 11, 1000, inferRange, evalRange, nullptr});
+    t.push_back(withFp16({"Range", 11, 1000, inferRange, evalRange, nullptr}));
 }
 
 }  // namespace vkinfer::ops

@@ -78,6 +78,15 @@ TEST(RangeOp, Values) {
             .initializer("d", floatTensor({}, {0.25f}));
         expectReferenceEquals(b, {}, {floatTensor({5}, {1, 1.25f, 1.5f, 1.75f, 2})}, "float, fractional count");
     }
+    {  // float16 (opset 27): computed in float32, stored as float16; other stash types refused
+        OnnxBuilder b = model(DataType::Float16);
+        auto f16 = [](float v) { return convertTensor(floatTensor({}, {v}), DataType::Float16); };
+        b.initializer("s", f16(1)).initializer("l", f16(2.1f)).initializer("d", f16(0.25f));
+        expectReferenceEquals(b, {}, {convertTensor(floatTensor({5}, {1, 1.25f, 1.5f, 1.75f, 2}), DataType::Float16)},
+                              "float16");
+        attr(*b.proto().mutable_graph()->mutable_node(0), "stash_type", int64_t{10});
+        expectUnsupported(b, {}, "float16 Range with stash_type 10");
+    }
     {
         OnnxBuilder b = model(DataType::Int32);
         auto i32 = [](int32_t v) { return Tensor::fromVector(DataType::Int32, {}, std::vector<int32_t>{v}); };
