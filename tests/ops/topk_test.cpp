@@ -1,6 +1,6 @@
 // TopK (what exporters write for top-k classes, detection heads and k-nearest lookups): the
 // reference against hand-computed values (ties by lower index, NaN above every number), the
-// GPU against the reference for each kernel type, both orders and axes, in float32 and
+// GPU against the reference for each kernel type (every integer type too), both orders and axes, in float32 and
 // float16, with K as an initializer and as a graph input bound by value; bad K refused.
 #include <fmt/format.h>
 
@@ -56,11 +56,21 @@ TEST(TopKOp, GpuMatchesCpu) {
                 expectGpuMatchesCpu(m, {{"x", x}, {"k", int64Tensor({1}, {k})}}, what + " fp16", exactTolerance(),
                                     Precision::Float16);
             }
-    for (DataType type : {DataType::Int32, DataType::Int64}) {
+    for (DataType type : {DataType::Int32, DataType::Int64, DataType::Int8, DataType::Int16, DataType::UInt8,
+                          DataType::UInt16, DataType::UInt32, DataType::UInt64}) {
         const std::string what = fmt::format("TopK {}", dataTypeName(type));
-        const Tensor x = randomIntTensor({5, 100}, type, seedOf(what), -50, 50);
+        const bool isUnsigned = type == DataType::UInt8 || type == DataType::UInt16 || type == DataType::UInt32 ||
+                                type == DataType::UInt64;
+        const Tensor x = randomIntTensor({5, 100}, type, seedOf(what), isUnsigned ? 0 : -50, isUnsigned ? 120 : 50);
         expectGpuMatchesCpu(topkModel({5, 100}, type, 10, -1, true), {{"x", x}}, what, exactTolerance());
+        expectGpuMatchesCpu(topkModel({5, 100}, type, 7, -1, false), {{"x", x}}, what + " smallest", exactTolerance());
     }
+    // uint64 orders above 2^63 as unsigned (as int64 these would be the smallest).
+    const double big = 9223372036854775808.0;  // 2^63
+    expectReferenceEquals(topkModel({1, 4}, DataType::UInt64, 2, 1, true),
+                          {{"x", typedTensor(DataType::UInt64, {1, 4}, {1, big + 4096, 5, big})}},
+                          {typedTensor(DataType::UInt64, {1, 2}, {big + 4096, big}), int64Tensor({1, 2}, {1, 3})},
+                          "uint64 past 2^63");
     // Every element (k = the axis length): a full sort.
     const Tensor x = randomTensor({2, 64}, 5, -1, 1);
     expectGpuMatchesCpu(topkModel({2, 64}, DataType::Float32, 64, 1, false), {{"x", x}}, "TopK full sort");
