@@ -101,8 +101,9 @@ struct KernelPolicy {
     // Chains and small DAGs of element-wise float operations (Add, Mul, Div, Erf, Sqrt, Tanh,
     // ...) run as one pointwise kernel each, constants of one element folded into the program
     // (passes/pointwise_fusion.h), and a LayerNormalization written out as ReduceMean, Sub,
-    // Pow, ReduceMean, Add, Sqrt, Div, Mul, Add becomes one. false: each node its own
-    // dispatch, to compare them. VKINFER_FUSE_POINTWISE=off sets false.
+    // Pow, ReduceMean, Add, Sqrt, Div, Mul, Add becomes one, as does one between a permute of
+    // the channels last and back (LayerNorm2d). false: each node its own dispatch, to compare
+    // them. VKINFER_FUSE_POINTWISE=off sets false.
     bool fusePointwise = true;
     // Attention as exporters write it (MatMul(Q, K^T), a scale, optional added bias or mask,
     // Softmax over the keys, MatMul with V; the head reshapes and transposes around it read

@@ -12,6 +12,7 @@
 #include "ops/registry.h"
 #include "passes/attention_fusion.h"
 #include "passes/cast_folding.h"
+#include "passes/channel_norm.h"
 #include "passes/common_subexpressions.h"
 #include "passes/einsum_matmul.h"
 #include "passes/fusion.h"
@@ -229,6 +230,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     if (options.kernels.fusePointwise) {
         passes::fuseLayerNormPattern(g);
         passes::fuseGroupNormPattern(g);
+        passes::fuseChannelLayerNorm(g);
     }
     passes::runFusions(g);
     // Attention after the MatMul folds (it reads their views, scales and output permutations)

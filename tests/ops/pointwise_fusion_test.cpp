@@ -250,6 +250,62 @@ TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
     }
 }
 
+// LayerNorm over the channels as torchvision's LayerNorm2d writes it (ConvNeXt: Transpose to
+// channels last, LayerNormalization, Transpose back) and as Restormer does (Reshape to
+// [B, C, HW], Transpose, LN, Transpose, Reshape back): one vkinfer.ChannelNorm
+// (passes/channel_norm.h). Not when the normalized tensor is read elsewhere, or the way back
+// is not the inverse.
+OnnxBuilder permutedLayerNorm(const Shape& x, bool restormer, bool bias, const Shape& backPerm = {}) {
+    const int64_t C = x[1];
+    OnnxBuilder b(17);
+    b.input("x", x).output("y");
+    b.initializer("g", randomTensor({C}, 3, 0.5f, 1.5f));
+    if (bias) b.initializer("b", randomTensor({C}, 4, -0.5f, 0.5f));
+    std::vector<std::string> lnIn{"t", "g"};
+    if (bias) lnIn.push_back("b");
+    if (restormer) {
+        b.initializer("to3", int64Tensor({3}, {x[0], C, x[2] * x[3]})).initializer("to4", int64Tensor({4}, x));
+        b.node("Reshape", {"x", "to3"}, {"r"});
+        attr(b.node("Transpose", {"r"}, {"t"}), "perm", std::vector<int64_t>{0, 2, 1});
+        auto& ln = b.node("LayerNormalization", lnIn, {"n"});
+        attr(ln, "axis", int64_t{-1});
+        attr(ln, "epsilon", 1e-5f);
+        attr(b.node("Transpose", {"n"}, {"u"}), "perm", std::vector<int64_t>{0, 2, 1});
+        b.node("Reshape", {"u", "to4"}, {"y"});
+    } else {
+        attr(b.node("Transpose", {"x"}, {"t"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
+        auto& ln = b.node("LayerNormalization", lnIn, {"n"});
+        attr(ln, "axis", int64_t{-1});
+        attr(ln, "epsilon", 1e-6f);
+        attr(b.node("Transpose", {"n"}, {"y"}), "perm", backPerm.empty() ? std::vector<int64_t>{0, 3, 1, 2} : backPerm);
+    }
+    return b;
+}
+
+TEST(PointwiseFusionOp, PermutedLayerNormIsOneChannelNorm) {
+    const Shape x{2, 24, 5, 7};
+    for (bool restormer : {false, true})
+        for (bool bias : {true, false}) {
+            const std::string what = std::string(restormer ? "Restormer" : "LayerNorm2d") + (bias ? " with bias" : "");
+            Tensor in = randomTensor(x, seedOf(what), -2, 3);
+            for (int64_t i = 0; i < in.elementCount(); ++i) in.as<float>()[i] += float(i % 7);  // per-pixel offsets
+            if (!gpuAvailable()) {
+                EXPECT_EQ(planDispatches(permutedLayerNorm(x, restormer, bias), {{"x", in}}), 1) << what;
+                continue;
+            }
+            expectFused(permutedLayerNorm(x, restormer, bias), {{"x", in}}, 1, what);
+        }
+    // The way back is not the inverse (H and W swapped): three dispatches, still correct.
+    const Tensor in = randomTensor(x, 9, -2, 3);
+    OnnxBuilder swapped = permutedLayerNorm(x, false, true, {0, 3, 2, 1});
+    EXPECT_EQ(planDispatches(swapped, {{"x", in}}), 3);
+    if (gpuAvailable()) expectGpuMatchesCpu(swapped, {{"x", in}}, "not the inverse");
+    // The normalized tensor also read by another node: stays a LayerNormalization.
+    OnnxBuilder shared = permutedLayerNorm(x, false, true);
+    shared.output("n");
+    EXPECT_EQ(planDispatches(shared, {{"x", in}}), 3);
+}
+
 // GroupNorm as torchlib exports it (Reshape, InstanceNormalization, Reshape, Mul, Add, then
 // SiLU): one vkinfer.GroupNorm dispatch with per-channel parameters and the SiLU in its
 // epilogue, against the unfused CPU reference in both precisions.
