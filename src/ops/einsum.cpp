@@ -213,24 +213,10 @@ std::vector<Run> runsOf(const EinsumSpec& s, const std::vector<int>& labels, con
     return runs;
 }
 
-// How the labels of a product a x b -> y divide (a and b have no label that is only theirs
-// and y lacks): batch and rows and columns in y's order, summed ones in a's.
-struct Groups {
-    std::vector<int> batch, rows, cols, sum;
-};
-
-Groups groupsOf(const Operand& a, const Operand& b, const Operand& y) {
-    Groups g;
-    for (int l : y.labels) (has(a.labels, l) && has(b.labels, l) ? g.batch : has(a.labels, l) ? g.rows : g.cols).push_back(l);
-    for (int l : a.labels)
-        if (has(b.labels, l) && !has(y.labels, l)) g.sum.push_back(l);
-    return g;
-}
-
 // The product as one GEMM through the tensors' strides, where one expresses it: the batch in
 // at most two runs, rows, columns and the sum in one each, the columns contiguous in y.
 std::optional<GemmProblem> gemmOf(const EinsumSpec& s, const Operand& a, const Operand& b, const Operand& y) {
-    const Groups g = groupsOf(a, b, y);
+    const EinsumGroups g = einsumGroups(a.labels, b.labels, y.labels);
     const std::array<const Operand*, 3> t{&a, &b, &y};
     std::vector<Run> batch = runsOf(s, g.batch, t), m = runsOf(s, g.rows, t), n = runsOf(s, g.cols, t),
                      k = runsOf(s, g.sum, t);
@@ -274,7 +260,7 @@ void emitProduct(LowerContext& ctx, const Node& n, const EinsumSpec& s, Operand 
             emitGemm(ctx, n, *p, swapped ? b.value : a.value, swapped ? a.value : b.value, -1, -1, y.value);
             return;
         }
-    const Groups g = groupsOf(a, b, y);
+    const EinsumGroups g = einsumGroups(a.labels, b.labels, y.labels);
     Operand ca = scratchOperand(ctx, n, s, joined({&g.batch, &g.rows, &g.sum}), type);
     Operand cb = scratchOperand(ctx, n, s, joined({&g.batch, &g.sum, &g.cols}), type);
     emitSum(ctx, n, s, a, ca);

@@ -139,6 +139,17 @@ EinsumSpec resolveEinsum(const graph::Node& n, const std::string& equation, cons
     return s;
 }
 
+EinsumGroups einsumGroups(const std::vector<int>& a, const std::vector<int>& b, const std::vector<int>& y) {
+    auto has = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+    EinsumGroups g;
+    for (int l : y) (has(a, l) && has(b, l) ? g.batch : has(a, l) ? g.rows : g.cols).push_back(l);
+    for (int l : a)
+        if (!has(y, l)) (has(b, l) ? g.sum : g.onlyA).push_back(l);
+    for (int l : b)
+        if (!has(y, l) && !has(a, l)) g.onlyB.push_back(l);
+    return g;
+}
+
 std::vector<int64_t> einsumStrides(const EinsumSpec& s, size_t i, const graph::Shape& shape) {
     std::vector<int64_t> strides(s.sizes.size(), 0);
     const std::vector<int64_t> contiguous = contiguousStrides(shape);

@@ -25,6 +25,16 @@ struct EinsumSpec {
 // broadcast NumPy-style: 1 against n gives n).
 EinsumSpec resolveEinsum(const graph::Node& n, const std::string& equation, const std::vector<graph::Shape>& shapes);
 
+// How the labels of a product a x b -> y divide: batch (in a, b and y), rows (in a and y),
+// columns (in b and y) in y's order; summed (in a and b, not y) in a's order; and those only
+// a or only b has and y lacks (summed within that operand). Each list names a label once (no
+// diagonals). The one place both the Einsum
+// lowering (ops/einsum.cpp) and its rewrite as MatMul (passes/einsum_matmul.cpp) decide this.
+struct EinsumGroups {
+    std::vector<int> batch, rows, cols, sum, onlyA, onlyB;
+};
+EinsumGroups einsumGroups(const std::vector<int>& a, const std::vector<int>& b, const std::vector<int>& y);
+
 // Element strides of operand `i` (of shape `shape`) per label: the sum over its axes with that
 // label (a diagonal), 0 for a label it lacks or broadcasts (a size-1 ellipsis dimension).
 std::vector<int64_t> einsumStrides(const EinsumSpec& s, size_t i, const graph::Shape& shape);

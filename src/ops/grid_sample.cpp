@@ -77,7 +77,6 @@ void inferGridSample(Graph& g, const Node& n) {
 // The CPU twin of shaders/grid_sample.comp, function for function.
 struct Sampler {
     GridSpec s;
-    int64_t H, W;
 
     float denormalize(float v, int64_t len) const {
         return s.alignCorners ? (v + 1.0f) * 0.5f * static_cast<float>(len - 1)
@@ -152,7 +151,7 @@ GridDims gridDims(const Shape& xs, const Shape& gs) {
 void evalGridSample(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const GridSpec spec = gridSpecOf(n);
     const GridDims g = gridDims(in[0]->shape(), in[1]->shape());
-    Sampler smp{spec, g.H, g.W};
+    Sampler smp{spec};
     const float* x = in[0]->as<float>();
     const float* grid = in[1]->as<float>();
     float* y = out[0].as<float>();

@@ -16,8 +16,6 @@ using graph::Node;
 
 namespace {
 
-bool has(const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); }
-
 // The product's labels: batch ones in the output's order, then the row, summed and column one.
 struct MatMulForm {
     bool swapped = false;  // the second operand is the MatMul's A
@@ -33,16 +31,14 @@ std::optional<MatMulForm> matMulForm(const ops::EinsumSpec& s) {
     for (bool swapped : {false, true}) {
         const std::vector<int>& a = s.operands[swapped ? 1 : 0];
         const std::vector<int>& b = s.operands[swapped ? 0 : 1];
+        const ops::EinsumGroups g = ops::einsumGroups(a, b, s.output);
+        if (!g.onlyA.empty() || !g.onlyB.empty() || g.rows.size() != 1 || g.cols.size() != 1 || g.sum.size() != 1 ||
+            s.output.back() != g.cols[0])
+            continue;
         MatMulForm f;
         f.swapped = swapped;
-        std::vector<int> rows, cols, sums;
-        for (int l : s.output) (has(a, l) && has(b, l) ? f.batch : has(a, l) ? rows : cols).push_back(l);
-        for (int l : a)
-            if (!has(s.output, l)) (has(b, l) ? sums : rows).push_back(l);  // (a row here: summed in a alone)
-        for (int l : b)
-            if (!has(s.output, l) && !has(a, l)) cols.push_back(l);
-        if (rows.size() != 1 || cols.size() != 1 || sums.size() != 1 || s.output.back() != cols[0]) continue;
-        f.row = rows[0], f.sum = sums[0], f.col = cols[0];
+        f.batch = g.batch;
+        f.row = g.rows[0], f.sum = g.sum[0], f.col = g.cols[0];
         return f;
     }
     return std::nullopt;
