@@ -5,7 +5,7 @@
 // (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
 // to two batch dimensions. A and B start at elements aOffset and bOffset (a Slice folded into
 // the load); y (and the residual, in y's layout) is stored at b1 * yOuter + b2 * yInner +
-// m * yM + n (a Transpose after the product folded into the store). Tiling as in conv2d.comp.
+// m * yM + n * yN (a Transpose after the product folded into the store). Tiling as in conv2d.comp.
 // Defines: TM, TN, WM, WN, BK, HAS_C, HAS_R (a residual of the output's shape), and T_F32 or
 // T_F16 (types.glsl: operands of type T, arithmetic in float).
 // SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
@@ -94,7 +94,7 @@ void main() {
 #ifdef HAS_C
             v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-            const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
+            const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n * p.yN;
 #ifdef HAS_R
             v += float(resid[o]);
 #endif

@@ -162,7 +162,10 @@ void main() {
             CM_STAGE(acc[i][j], warp);
             CM_WARP_SYNC();
             CM_UNROLL for (uint t = 0u; t < 8u; ++t) {
+                // Consecutive lanes store consecutive columns, or consecutive rows where a folded
+                // Transpose moved the columns (yN != 1: the rows are then what lies together).
                 uint e = lane + 32u * t, r = e / 16u, cc = e % 16u;
+                if (p.yN != 1u) r = e % 16u, cc = e / 16u;
                 uint m = m0 + wm * WTM + i * 16u + r;
                 uint n = n0 + wn * WTN + j * 16u + cc;
                 if (m >= p.M || n >= p.N) continue;
@@ -174,7 +177,7 @@ void main() {
 #ifdef HAS_C
                 v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-                const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
+                const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n * p.yN;
 #ifdef HAS_R
                 v += float(resid[o]);
 #endif

@@ -1,7 +1,7 @@
 #version 450
 // Second half of a split-K GEMM (gemm.comp with SPLITK): per output element, the splits'
 // partial sums added in split order (deterministic), times alpha, plus beta * C, then the
-// fused activation, stored as T where gemm.comp would have stored it (its yOuter, yInner, yM).
+// fused activation, stored as T where gemm.comp would have stored it (its yOuter, yInner, yM, yN).
 #include "common.glsl"
 #include "types.glsl"
 #include "gemm_splitk_reduce.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm_splitk_reduce.toml
@@ -31,7 +31,7 @@ void main() {
 #ifdef HAS_C
     v += p.beta * float(c[m * p.cM + n * p.cN]);
 #endif
-    const uint o = (bt / p.inner) * p.yOuter + (bt % p.inner) * p.yInner + m * p.yM + n;
+    const uint o = (bt / p.inner) * p.yOuter + (bt % p.inner) * p.yInner + m * p.yM + n * p.yN;
 #ifdef HAS_R
     v += float(resid[o]);
 #endif

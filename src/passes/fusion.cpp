@@ -110,7 +110,104 @@ std::vector<float> slopesBeforeShuffle(const Node& conv, const std::vector<float
     return out;
 }
 
+// The factor per column of a product with N columns that Mul's constant `scale` applies to a
+// value of `rank` dimensions whose axis `columnAxis` holds those columns: `scale` (broadcast
+// from the right) may vary along that axis alone. None for any other constant.
+std::optional<std::vector<float>> columnFactors(const Tensor& scale, size_t rank, size_t columnAxis, int64_t N) {
+    const auto& s = scale.shape();
+    if (scale.dtype() != DataType::Float32 || s.size() > rank) return std::nullopt;
+    int64_t along = 1;
+    for (size_t d = 0; d < s.size(); ++d) {
+        const size_t axis = rank - s.size() + d;
+        if (axis == columnAxis) along = s[d];
+        else if (s[d] != 1) return std::nullopt;
+    }
+    if (along != 1 && along != N) return std::nullopt;
+    std::vector<float> f(static_cast<size_t>(N));
+    for (int64_t n = 0; n < N; ++n) f[static_cast<size_t>(n)] = static_cast<float>(scale.getDouble(along == 1 ? 0 : n));
+    for (float v : f)
+        if (!std::isfinite(v)) return std::nullopt;
+    return f;
+}
+
+// A constant float32 input of `mm` that only `mm` reads (its weights or bias), or null.
+const Tensor* ownConstant(const Graph& g, const graph::Readers& readers, const Node& mm, size_t input) {
+    const int v = mm.input(input);
+    if (v < 0 || g.isGraphOutput(v) || readers.of(v).size() != 1) return nullptr;
+    const auto& t = g.values[v].constant;
+    return t && t->dtype() == DataType::Float32 ? &*t : nullptr;
+}
+
 }  // namespace
+
+// A per-channel scale after a product with constant weights, directly or through the
+// Transpose that puts the channels back (ConvNeXt's layer scale: Linear -> permute to NCHW ->
+// Mul by gamma [C, 1, 1]; CaiT's and DINOv2's LayerScale): the columns of B and the bias take
+// the factors at planning and the Mul goes, which leaves the Transpose to fold into the GEMM's
+// store and the residual Add after it into its epilogue. Only where B is a float32 [K, N]
+// constant and it, the bias, the product and the Transpose have no other reader.
+void foldColumnScaleIntoMatMul(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mul = g.nodes[i];
+        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.activation.kind != ActKind::None)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const int u = mul.inputs[side], s = mul.inputs[1 - side];
+            if (u < 0 || s < 0 || u == s || !g.values[s].constant) continue;
+            if (g.values[mul.outputs[0]].shape != g.values[u].shape) continue;  // the scale must not widen u
+            Node* t = soleProducer(g, readers, u, static_cast<int>(i), {"Transpose"});
+            if (t && hasExtraOutputs(*t)) continue;
+            const int product = t ? t->inputs[0] : u;
+            const int reader = t ? static_cast<int>(t - g.nodes.data()) : static_cast<int>(i);
+            Node* mm = soleProducer(g, readers, product, reader, {"MatMul"});
+            if (!mm || mm->activation.kind != ActKind::None || mm->inputs.size() < 2 || mm->inputs.size() > 3 ||
+                !mm->outputPerm.empty() || !mm->inputView(1).empty() || mm->outputs[0] != product)
+                continue;
+            const Tensor* w = ownConstant(g, readers, *mm, 1);
+            const Tensor* bias = mm->inputs.size() == 3 ? ownConstant(g, readers, *mm, 2) : nullptr;
+            const auto& ys = g.values[product].shape;
+            if (!w || w->shape().size() != 2 || (mm->inputs.size() == 3 && !bias) || ys.size() < 2 ||
+                g.values[product].dtype != DataType::Float32)
+                continue;
+            const int64_t K = w->shape()[0], N = w->shape()[1];
+            if (ys.back() != N || (bias && bias->elementCount() != N)) continue;
+            size_t columnAxis = ys.size() - 1;
+            if (t) {
+                std::vector<int64_t> perm;
+                try {
+                    perm = ops::transposePermutation(*t, ys);
+                } catch (const Error&) {
+                    continue;
+                }
+                const auto at = std::find(perm.begin(), perm.end(), static_cast<int64_t>(ys.size()) - 1);
+                if (perm.size() != ys.size() || at == perm.end()) continue;
+                columnAxis = static_cast<size_t>(at - perm.begin());
+            }
+            const auto f = columnFactors(*g.values[s].constant, ys.size(), columnAxis, N);
+            if (!f) continue;
+            // (Copies first: adding a constant moves g.values, which w and bias point into.)
+            Tensor nw = *w;
+            for (int64_t k = 0; k < K; ++k)
+                for (int64_t n = 0; n < N; ++n) nw.as<float>()[k * N + n] *= (*f)[static_cast<size_t>(n)];
+            std::optional<Tensor> nb;
+            if (bias) {
+                nb = *bias;
+                for (int64_t n = 0; n < N; ++n) nb->as<float>()[n] *= (*f)[static_cast<size_t>(n)];
+            }
+            const int mmIndex = static_cast<int>(mm - g.nodes.data());
+            mm->inputs[1] = g.addConstant(g.values[mm->inputs[1]].name + "_column_scaled", std::move(nw));
+            readers.add(mm->inputs[1], mmIndex);
+            if (nb) {
+                mm->inputs[2] = g.addConstant(g.values[mm->inputs[2]].name + "_column_scaled", std::move(*nb));
+                readers.add(mm->inputs[2], mmIndex);
+            }
+            absorb(g, t ? *t : *mm, mul);
+            break;
+        }
+    }
+}
 
 void foldBatchNorm(Graph& g) {
     g.relinkProducers();
@@ -403,9 +500,11 @@ void foldViewsIntoMatMul(Graph& g) {
     }
 }
 
-// MatMul -> Transpose that keeps the columns last (attention's heads back in place: [H, S, D]
-// -> [S, H, D]): the GEMM stores its rows where the Transpose would have put them
-// (Node::outputPerm) and the copy goes. Not with a fused residual, which has the product's layout.
+// MatMul -> Transpose (attention's heads back in place: [H, S, D] -> [S, H, D]; ConvNeXt's
+// channels back in front: [N, H, W, C] -> [N, C, H, W], which moves the columns): the GEMM
+// stores each element where the Transpose would have put it (Node::outputPerm) and the copy
+// goes. Not with a fused residual, which has the product's layout; a residual Add after the
+// Transpose fuses afterwards, in the stored layout.
 void foldTransposesIntoMatMulOutput(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
@@ -516,12 +615,14 @@ void fuseErfGelu(Graph& g) {
 void runFusions(Graph& g) {
     foldBatchNorm(g);
     fuseMatMulBias(g);
+    foldColumnScaleIntoMatMul(g);
     fuseResidualAdd(g);
     fuseSilu(g);
     fuseErfGelu(g);
     foldScalesIntoMatMul(g);
     foldViewsIntoMatMul(g);
     foldTransposesIntoMatMulOutput(g);
+    fuseResidualAdd(g);  // the Add after a Transpose now folded into its product (ConvNeXt's block)
     foldViewsIntoConcat(g);
     fuseDepthToSpace(g);
     fuseActivations(g);

@@ -9,7 +9,9 @@
 //   foldScalesIntoMatMul: Mul/Div by a scalar on a MatMul operand or output  =>  the GEMM's alpha
 //   foldViewsIntoMatMul: Slice/Reshape/Transpose chain -> MatMul  =>  MatMul reading the chain's
 //                      source through one strided window (offset and strides)
-//   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its rows transposed
+//   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its output transposed
+//   foldColumnScaleIntoMatMul: MatMul (constant B) -> [Transpose] -> Mul by a per-channel
+//                      constant (a layer scale)  =>  B's columns and the bias scaled, no Mul
 //   foldViewsIntoConcat (concat_views.h): Slice/Reshape/Transpose chains -> Concat  =>  Concat
 //                      reading each part through one strided window of the chain's source
 //   fuseMatMulBias:    MatMul -> Add(constant row) =>  MatMul with the bias in its epilogue
@@ -24,6 +26,7 @@ namespace vkinfer::passes {
 
 void foldBatchNorm(graph::Graph& g);
 void fuseResidualAdd(graph::Graph& g);
+void foldColumnScaleIntoMatMul(graph::Graph& g);
 void fuseSilu(graph::Graph& g);
 void fuseDepthToSpace(graph::Graph& g);
 void fuseActivations(graph::Graph& g);

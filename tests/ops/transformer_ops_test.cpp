@@ -492,10 +492,10 @@ TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
     expectGpuMatchesCpu(b, in, "unfoldable reshape");
 }
 
-// A Transpose after a MatMul that keeps the columns last is the GEMM's store: heads back in
-// place ([H, S, D] -> [S, H, D]), rows moved behind two batch dims, a split-K product (the
-// reduce stores transposed) and a graph output written in place. One that moves the columns
-// stays a copy. Against the reference in float32, float16 and emulated cooperative matrices.
+// A Transpose after a MatMul is the GEMM's store: heads back in place ([H, S, D] -> [S, H, D]),
+// rows moved behind two batch dims, a split-K product (the reduce stores transposed), columns
+// moved (ConvNeXt's channels back in front), and a graph output written in place. Against the
+// reference in float32, float16 and emulated cooperative matrices.
 TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
     VKINFER_REQUIRE_GPU();
     struct Case {
@@ -508,7 +508,9 @@ TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
         {"heads back in place", {4, 24, 32}, {4, 32, 16}, {1, 0, 2}, 1},
         {"rows before two batch dims", {2, 3, 16, 32}, {2, 3, 32, 24}, {2, 0, 1, 3}, 1},
         {"split-K", {2, 16, 512}, {2, 512, 16}, {1, 0, 2}, 2},
-        {"columns moved: a copy", {4, 24, 32}, {4, 32, 16}, {0, 2, 1}, 2},
+        {"columns moved", {4, 24, 32}, {4, 32, 16}, {0, 2, 1}, 1},
+        {"columns moved, split-K", {2, 16, 512}, {2, 512, 16}, {0, 2, 1}, 2},
+        {"channels back in front", {1, 6, 10, 32}, {32, 48}, {0, 3, 1, 2}, 1},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
@@ -518,6 +520,80 @@ TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
         attr(b.node("Transpose", {"p"}, {"y"}), "perm", c.perm);
         std::vector<NamedTensor> in{{"a", randomTensor(c.a, seedOf(c.what), -1, 1)},
                                     {"b", randomTensor(c.b, seedOf(c.what) + 1, -1, 1)}};
+        EXPECT_EQ(planDispatches(b, in), c.dispatches);
+        expectGemmPathsMatchCpu(b, in, c.what);
+    }
+}
+
+// A layer scale (a constant per channel) after a product with constant weights scales B's
+// columns and the bias at planning: ConvNeXt's tail (Linear, the channels moved back in front,
+// gamma [C, 1, 1], the residual) is then one GEMM storing NCHW with the residual in its
+// epilogue; CaiT's LayerScale on [S, E] likewise. A scale per row, or weights another product
+// also reads, keep the Mul. Against the reference in float32, float16 and emulated
+// cooperative matrices.
+TEST(LayerScale, FoldsIntoTheProductsColumns) {
+    VKINFER_REQUIRE_GPU();
+    struct Case {
+        const char* what;
+        Shape x;
+        int64_t dispatches;
+        void (*build)(OnnxBuilder&);
+    };
+    const std::vector<Case> cases = {
+        {"ConvNeXt block tail", {1, 32, 6, 10}, 2,
+         [](OnnxBuilder& b) {
+             b.initializer("gamma", randomTensor({32, 1, 1}, 31, 0.1f, 1.5f));
+             attr(b.node("Transpose", {"x"}, {"xt"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
+             b.node("MatMul", {"xt", "w1"}, {"h"});
+             b.node("Add", {"h", "b1"}, {"hb"});
+             b.node("Gelu", {"hb"}, {"g"});
+             b.node("MatMul", {"g", "w2"}, {"o"});
+             b.node("Add", {"o", "b2"}, {"ob"});
+             attr(b.node("Transpose", {"ob"}, {"ot"}), "perm", std::vector<int64_t>{0, 3, 1, 2});
+             b.node("Mul", {"ot", "gamma"}, {"s"});
+             b.node("Add", {"x", "s"}, {"y"});
+         }},
+        {"LayerScale on tokens, scale first", {1, 20, 32}, 2,
+         [](OnnxBuilder& b) {
+             b.initializer("gamma", randomTensor({32}, 32, -1.5f, 1.5f));
+             b.node("MatMul", {"x", "w1"}, {"h"});
+             b.node("Relu", {"h"}, {"g"});
+             b.node("MatMul", {"g", "w2"}, {"o"});
+             b.node("Add", {"o", "b2"}, {"ob"});
+             b.node("Mul", {"gamma", "ob"}, {"s"});
+             b.node("Add", {"s", "x"}, {"y"});
+         }},
+        {"a scale per row stays", {1, 20, 32}, 3,
+         [](OnnxBuilder& b) {
+             b.initializer("gamma", randomTensor({20, 1}, 33, 0.1f, 1.5f));
+             b.node("MatMul", {"x", "w1"}, {"h"});
+             b.node("Relu", {"h"}, {"g"});
+             b.node("MatMul", {"g", "w2"}, {"o"});
+             b.node("Mul", {"o", "gamma"}, {"s"});
+             b.node("Sigmoid", {"s"}, {"y"});
+         }},
+        {"shared weights stay", {1, 20, 32}, 5,  // (the Relu too: h has two readers)
+         [](OnnxBuilder& b) {
+             b.initializer("gamma", randomTensor({32}, 34, 0.1f, 1.5f));
+             b.initializer("w3", randomTensor({32, 48}, 35, -0.2f, 0.2f));
+             b.node("MatMul", {"x", "w3"}, {"h"});
+             b.node("Relu", {"h"}, {"g"});
+             b.node("MatMul", {"g", "w2"}, {"o"});
+             b.node("MatMul", {"h", "w2"}, {"o2"});
+             b.node("Mul", {"o", "gamma"}, {"s"});
+             b.node("Add", {"s", "o2"}, {"y"});
+         }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        OnnxBuilder b(20);
+        b.input("x", c.x).output("y");
+        b.initializer("w1", randomTensor({32, 48}, 36, -0.2f, 0.2f));
+        b.initializer("b1", randomTensor({48}, 37, -0.5f, 0.5f));
+        b.initializer("w2", randomTensor({48, 32}, 38, -0.2f, 0.2f));
+        b.initializer("b2", randomTensor({32}, 39, -0.5f, 0.5f));
+        c.build(b);
+        std::vector<NamedTensor> in{{"x", randomTensor(c.x, seedOf(c.what), -1, 1)}};
         EXPECT_EQ(planDispatches(b, in), c.dispatches);
         expectGemmPathsMatchCpu(b, in, c.what);
     }

@@ -31,7 +31,7 @@ void runGemmCpu(const GemmProblem& p, const float* a, const float* b, const floa
                     for (int64_t k = 0; k < p.K; ++k) acc += static_cast<double>(A[m * p.aM + k * p.aK]) * B[k * p.bK + n * p.bN];
                     double v = p.alpha * acc;
                     if (p.hasC) v += p.beta * c[m * p.cM + n * p.cN];
-                    const int64_t o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n;
+                    const int64_t o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n * p.yN;
                     if (r) v += r[o];
                     y[o] = applyActivation(act, static_cast<float>(v));
                 }
@@ -91,7 +91,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     d.setPush(kernels::gemm::Push{u(p.M), u(p.N), u(p.K), u(p.inner), u(p.aOuter), u(p.aInner), u(p.bOuter),
                                   u(p.bInner), u(p.aM), u(p.aK), u(p.bK), u(p.bN), u(p.cM), u(p.cN), p.alpha, p.beta,
                                   u(kChunk), u(batches), u(p.aOffset), u(p.bOffset), u(p.yOuter), u(p.yInner),
-                                  u(p.yM)});
+                                  u(p.yM), u(p.yN)});
     d.bindings = {writeOf(partial >= 0 ? partial : y), readOf(a), readOf(b)};
     if (partial < 0) {
         if (p.hasC) d.bindings.push_back(readOf(c));
@@ -104,7 +104,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                          "gemm_splitk_reduce", type));
     setActivation(red, n.activation);
     red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta,
-                         u(p.inner), u(p.yOuter), u(p.yInner), u(p.yM)});
+                         u(p.inner), u(p.yOuter), u(p.yInner), u(p.yM), u(p.yN)});
     setLaunch1d(red, batches * p.M * p.N);
     red.bindings = {writeOf(y), readOf(partial)};
     if (p.hasC) red.bindings.push_back(readOf(c));
@@ -236,8 +236,8 @@ MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& sto
         std::sort(sorted.begin(), sorted.end());
         for (size_t d = 0; d < sorted.size(); ++d)
             if (sorted[d] != static_cast<int64_t>(d)) shapeError(n, "the folded output permutation is not one");
-        if (aVec || bVec || perm.size() != product.size() || perm.back() != static_cast<int64_t>(product.size()) - 1)
-            unsupported(n, "a folded output permutation that moves the product's columns");
+        if (aVec || bVec || perm.size() != product.size())
+            unsupported(n, "a folded output permutation of a matrix-vector product");
         r.out.clear();
         for (int64_t d : perm) r.out.push_back(product.at(static_cast<size_t>(d)));
         const auto outStride = contiguousStrides(r.out);
@@ -269,6 +269,7 @@ MatMulShapes matMulProblem(const Node& n, const Shape& storedA, const Shape& sto
     p.aOffset = a.offset;
     p.bOffset = b.offset;
     p.yM = productStride[productStride.size() - 2];
+    p.yN = productStride.back();
     p.alpha = n.matMulScale;
     // One weight for every batch ([S, 1, E] x [E, N] as PyTorch's sequence-first attention
     // writes it, or batch 8 of [S, E] rows) and A's batches stacked row after row: one GEMM of

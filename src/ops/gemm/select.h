@@ -17,20 +17,22 @@ namespace vkinfer::ops {
 // `outer` x `inner` batches of [M, K] x [K, N], the operands' strides per batch, row and
 // column, and a broadcast C (Gemm's beta term). The operands start at element aOffset /
 // bOffset of their buffers; the output (and a fused residual, which has its layout) is stored
-// at b1 * yOuter + b2 * yInner + m * yM + n, row-major unless a Transpose after the product was
-// folded into it (Node::outputPerm).
+// at b1 * yOuter + b2 * yInner + m * yM + n * yN, row-major unless a Transpose after the product
+// was folded into it (Node::outputPerm; yN != 1 where it moves the columns, as ConvNeXt's
+// [N, H, W, C] -> [N, C, H, W] after its second Linear).
 struct GemmProblem {
     int64_t M = 0, N = 0, K = 0, outer = 1, inner = 1;
     int64_t aOuter = 0, aInner = 0, bOuter = 0, bInner = 0;
     int64_t aM = 0, aK = 0, bK = 0, bN = 0, cM = 0, cN = 0;
     int64_t aOffset = 0, bOffset = 0;
-    int64_t yOuter = 0, yInner = 0, yM = 0;
+    int64_t yOuter = 0, yInner = 0, yM = 0, yN = 1;
     float alpha = 1, beta = 0;
     bool hasC = false;
     int64_t batches() const { return outer * inner; }
     // The output's strides when it is stored row-major, batch after batch.
     void storeRowMajor() {
         yM = N;
+        yN = 1;
         yInner = M * N;
         yOuter = inner * M * N;
     }
