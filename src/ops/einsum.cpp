@@ -52,6 +52,13 @@ void inferEinsum(Graph& g, const Node& n) {
     if (emptyInput && elementCount(out) > 0) g.values[n.outputs[0]].constant = Tensor(type, out);
 }
 
+// Folding work: one product per combination of every label's value.
+int64_t einsumFoldWork(const Graph& g, const Node& n) {
+    int64_t work = 1;
+    for (int64_t size : specOf(n, inputShapes(g, n)).sizes) work = mulSaturated(work, size);
+    return work;
+}
+
 // Wrapping integer arithmetic (as the other integer references), double for floats.
 template <class T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
@@ -304,6 +311,8 @@ void lowerEinsum(LowerContext& ctx, const Node& n) {
 
 }  // namespace
 
-void registerEinsumOps(std::vector<OpDef>& t) { t.push_back(withFp16({"Einsum", 12, 1000, inferEinsum, evalEinsum, lowerEinsum})); }
+void registerEinsumOps(std::vector<OpDef>& t) {
+    t.push_back(withFoldWork(withFp16({"Einsum", 12, 1000, inferEinsum, evalEinsum, lowerEinsum}), einsumFoldWork));
+}
 
 }  // namespace vkinfer::ops

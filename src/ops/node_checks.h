@@ -47,6 +47,12 @@ inline int64_t mulChecked(const Node& n, int64_t a, int64_t b) {
     return r;
 }
 
+// a x b for non-negative counts, INT64_MAX where that overflows (a work estimate, not a size).
+inline int64_t mulSaturated(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 inline const graph::Value& inputValue(const Graph& g, const Node& n, size_t i) {
     if (n.input(i) < 0) shapeError(n, "input {} is missing", i);
     return g.values[n.inputs[i]];

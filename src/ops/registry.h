@@ -23,6 +23,10 @@ using LowerFn = void (*)(LowerContext& ctx, const graph::Node& node);
 // Where output `output` of the node lives inside input 0 when it can share its bytes (a Slice
 // or Split taking a contiguous run of them): its element offset there, or -1.
 using ViewOffsetFn = int64_t (*)(const graph::Graph& g, const graph::Node& node, size_t output);
+// The multiply-adds evaluating the node on the CPU takes (a product's outputs x its reduction
+// length), for constant folding's work budget (passes/specialize.cpp), once its outputs'
+// shapes are inferred. Saturates at INT64_MAX.
+using FoldWorkFn = int64_t (*)(const graph::Graph& g, const graph::Node& node);
 
 struct OpDef {
     std::string_view type;
@@ -43,11 +47,19 @@ struct OpDef {
     // operand and output float16, arithmetic in float32), so PlanOptions::precision = Float16
     // keeps the node's float tensors in float16 (passes/precision.cpp); other nodes get casts.
     bool fp16 = false;
+    // Null for the ops whose evaluation costs about one operation per output element.
+    FoldWorkFn foldWork = nullptr;
 };
 
 // `d` marked fp16-capable (OpDef::fp16).
 inline OpDef withFp16(OpDef d) {
     d.fp16 = true;
+    return d;
+}
+
+// `d` with its folding work (OpDef::foldWork).
+inline OpDef withFoldWork(OpDef d, FoldWorkFn work) {
+    d.foldWork = work;
     return d;
 }
 

@@ -55,12 +55,16 @@ namespace {
 //   strides and offsets computed from shapes later never overflow int64.
 // - Constant folding creates at most max(minFoldBudget, kFoldBudgetPerWeightByte x the
 //   bytes of the model's own constants) in total (casting or dequantizing weights must
-//   fold, whatever the model's size). Past that a node runs on the GPU instead, or, when its
-//   op has no GPU kernel, the plan fails naming it.
+//   fold, whatever the model's size), and at most kMaxFoldWork multiply-adds in products
+//   (ops::OpDef::foldWork: a ConstantOfShape of 2048 x 2048 squared by a MatMul is 16 MiB of
+//   output but 2^33 multiply-adds, minutes here). Past either a node runs on the GPU instead,
+//   or, when its op has no GPU kernel, the plan fails naming it.
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 constexpr int64_t kDefaultMinFoldBudget = int64_t{64} << 20;
 int64_t minFoldBudget = kDefaultMinFoldBudget;  // changed only by setMinFoldBudgetForTesting
 constexpr int64_t kFoldBudgetPerWeightByte = 4;
+// About a second of the reference's products (and inside the fuzzer's timeout when sanitized).
+constexpr int64_t kMaxFoldWork = int64_t{1} << 28;
 
 // Bytes of a value of this dtype and shape, or -1 when they exceed kMaxTensorBytes (a zero
 // dimension does not excuse the others: strides are products of them).
@@ -199,7 +203,7 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
     removeDeadNodes(g);
     sortTopologically(g);
     const int64_t budget = foldBudget(g);
-    int64_t folded = 0;
+    int64_t folded = 0, foldedWork = 0;
     for (auto& n : g.nodes) {
         const ops::OpDef* def = ops::findOp(n.opType, g.opset);
         if (!def) ops::checkSupported(g);  // throws with the message naming this node
@@ -220,9 +224,19 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
                                         [&](int o) { return o < 0 || g.values[o].constant.has_value(); });
         if (outputsKnown) {
             n.removed = true;  // infer computed the outputs (Shape, Size)
-        } else if (allConstant && def->evaluate && folded + outputBytes <= budget) {
+            continue;
+        }
+        const int64_t work = allConstant && def->foldWork ? def->foldWork(g, n) : 0;
+        const bool workFits = work <= kMaxFoldWork - foldedWork;
+        if (allConstant && def->evaluate && folded + outputBytes <= budget && workFits) {
             evaluateOnCpu(g, n, *def);
             folded += outputBytes;
+            foldedWork += work;
+        } else if (allConstant && def->evaluate && !def->lower && !workFits) {
+            fail(ErrorCode::Unsupported,
+                 "{}: evaluating it while planning would take {} multiply-adds, past the {} that vkinfer spends folding "
+                 "constants on the CPU, and {} has no GPU kernel",
+                 n.describe(), work, kMaxFoldWork - foldedWork, n.opType);
         } else if (allConstant && def->evaluate && !def->lower) {
             fail(ErrorCode::Unsupported,
                  "{}: evaluating it while planning would create {} of constants, past the {} that vkinfer folds on the "

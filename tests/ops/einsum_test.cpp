@@ -181,8 +181,8 @@ TEST(EinsumOp, RefusesBadEquationsNamingTheNode) {
 }
 
 // Constant operands fold on the CPU, whose loop forms every label combination: 2^33 products
-// for three vectors of 2048 are refused at once, naming the node, instead of running for minutes.
-TEST(EinsumOp, RefusesAHugeFoldNamingTheNode) {
+// for three vectors of 2048 (minutes there) are left to the GPU, which multiplies pairwise.
+TEST(EinsumOp, AFoldPastTheWorkBudgetRunsOnTheGpu) {
     OnnxBuilder b(12);
     b.input("x", {1}).output("y");
     for (const char* name : {"a", "b", "c"}) b.initializer(name, randomTensor({2048}, 5, 0, 1));
@@ -190,11 +190,11 @@ TEST(EinsumOp, RefusesAHugeFoldNamingTheNode) {
     b.node("Add", {"x", "e"}, {"y"});
     auto model = b.build();
     ASSERT_TRUE(model.ok()) << model.status().toString();
+    // 2^33 products: not folded (passes/specialize.cpp's work budget) but lowered.
     auto r = planSummary(*model, {{"x", {1}}});
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), ErrorCode::Unsupported) << r.status().toString();
-    EXPECT_NE(r.status().message().find("Einsum"), std::string::npos) << r.status().message();
-    EXPECT_NE(r.status().message().find("products"), std::string::npos) << r.status().message();
+    ASSERT_TRUE(r.ok()) << r.status().toString();
+    EXPECT_GE(r->dispatches, 2u);
+    EXPECT_LT(r->weightBytes, 3u * 2048 * 4 + 1024);
 }
 
 }  // namespace

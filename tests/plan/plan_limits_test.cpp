@@ -89,6 +89,28 @@ TEST(PlanLimits, ConstantPastTheFoldingBudgetRunsOnTheGpu) {
     EXPECT_LT(p.summary.weightBytes, 1024u);         // nothing large was computed on the host
 }
 
+// x @ (c @ c) with c = ConstantOfShape(n x n): the square is folded while small; at 1024 x 1024
+// (4 MiB of output, well inside the byte budget, but 2^30 multiply-adds: seconds of the CPU
+// reference, minutes in a sanitized build) it is left to the GPU.
+OnnxBuilder squaredConstant(int64_t n) {
+    OnnxBuilder b;
+    b.input("x", {n, n}).output("y");  // (rows enough that x's product is not split)
+    b.initializer("shape", int64Tensor({2}, {n, n}));
+    b.node("ConstantOfShape", {"shape"}, {"c"}, "zeros");
+    b.node("MatMul", {"c", "c"}, {"cc"}, "square");
+    b.node("MatMul", {"x", "cc"}, {"y"}, "product");
+    return b;
+}
+
+TEST(PlanLimits, ProductsPastTheFoldingWorkRunOnTheGpu) {
+    CompiledPlan small, large;
+    ASSERT_TRUE(planStatus(squaredConstant(64), &small).ok());
+    EXPECT_EQ(small.dispatches.size(), 1u);  // x @ the folded square
+    Status s = planStatus(squaredConstant(1024), &large);
+    ASSERT_TRUE(s.ok()) << s.toString();
+    EXPECT_EQ(large.dispatches.size(), 2u);  // the square too
+}
+
 TEST(PlanLimits, ReshapeTargetWhoseProductOverflowsIsAShapeError) {
     OnnxBuilder b;
     b.input("x", {2, 3}).output("y");

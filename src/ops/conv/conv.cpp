@@ -129,12 +129,18 @@ void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     }
 }
 
+// Folding work: each output sums a filter's C / group x kernel products.
+int64_t convFoldWork(const Graph& g, const Node& n) {
+    const Shape& w = inputShape(g, n, 1);
+    return mulSaturated(g.values[n.outputs[0]].elementCount(), w.at(0) > 0 ? elementCount(w) / w[0] : 0);
+}
+
 void lowerConv(LowerContext& ctx, const Node& n) { lowerConvWith(ctx, n, parallelSiblings(ctx, n, n.inputs[0])); }
 
 }  // namespace
 
 void registerConvOps(std::vector<OpDef>& t) {
-    t.push_back(withFp16({"Conv", 1, 1000, inferConv, evalConv, lowerConv}));
+    t.push_back(withFoldWork(withFp16({"Conv", 1, 1000, inferConv, evalConv, lowerConv}), convFoldWork));
 }
 
 }  // namespace vkinfer::ops

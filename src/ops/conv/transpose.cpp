@@ -31,6 +31,12 @@ void inferConvTranspose(Graph& g, const Node& n) {
     setOutput(g, n, 0, DataType::Float32, outputShape(geo));
 }
 
+// Folding work: each input element scatters into M / group x kernel outputs.
+int64_t convTransposeFoldWork(const Graph& g, const Node& n) {
+    const Shape& w = inputShape(g, n, 1);
+    return mulSaturated(inputValue(g, n, 0).elementCount(), w.at(0) > 0 ? elementCount(w) / w[0] : 0);
+}
+
 void evalConvTranspose(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     TConvGeom g = tconvGeometry(n, in[0]->shape(), in[1]->shape());
     const float* x = in[0]->as<float>();
@@ -125,7 +131,8 @@ void lowerConvTranspose(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 void registerConvTransposeOps(std::vector<OpDef>& t) {
-    t.push_back(withFp16({"ConvTranspose", 1, 1000, inferConvTranspose, evalConvTranspose, lowerConvTranspose}));
+    t.push_back(withFoldWork(withFp16({"ConvTranspose", 1, 1000, inferConvTranspose, evalConvTranspose, lowerConvTranspose}),
+                              convTransposeFoldWork));
 }
 
 }  // namespace vkinfer::ops

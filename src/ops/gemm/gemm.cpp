@@ -152,6 +152,17 @@ void inferGemm(Graph& g, const Node& n) {
     setOutput(g, n, 0, DataType::Float32, {p.M, p.N});
 }
 
+// Folding work: each output sums K products.
+int64_t gemmFoldWork(const Graph& g, const Node& n) {
+    const Shape& a = inputShape(g, n, 0);
+    const int64_t K = n.attrInt("transA", 0) != 0 ? a.at(0) : a.at(1);
+    return mulSaturated(g.values[n.outputs[0]].elementCount(), K);
+}
+
+int64_t matMulFoldWork(const Graph& g, const Node& n) {
+    return mulSaturated(g.values[n.outputs[0]].elementCount(), inputShape(g, n, 0).back());
+}
+
 // A fused residual (input 3), or null.
 const float* residualOf(std::span<const Tensor* const> in) { return in.size() > 3 && in[3] ? in[3]->as<float>() : nullptr; }
 
@@ -322,8 +333,8 @@ graph::Shape matMulOutputShape(const graph::Node& n, const graph::Shape& a, cons
 }
 
 void registerGemmOps(std::vector<OpDef>& t) {
-    t.push_back(withFp16({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm}));
-    t.push_back(withFp16({"MatMul", 1, 1000, inferMatMul, evalMatMul, lowerMatMul}));
+    t.push_back(withFoldWork(withFp16({"Gemm", 7, 1000, inferGemm, evalGemm, lowerGemm}), gemmFoldWork));
+    t.push_back(withFoldWork(withFp16({"MatMul", 1, 1000, inferMatMul, evalMatMul, lowerMatMul}), matMulFoldWork));
 }
 
 }  // namespace vkinfer::ops
