@@ -455,6 +455,60 @@ void foldScalesIntoMatMul(Graph& g) {
     }
 }
 
+// A scale per batch of a product (constant, size 1 along its rows and columns: Swin V2's
+// cosine attention, (q^ k^T) * logit_scale[H, 1, 1]) moves onto the first operand where that
+// is no more multiplications (the operand no larger than the product): the product then
+// feeds the bias and Softmax as the attention fusion matches, and the Mul joins the operand's
+// element-wise chain (the normalization's Div). Only where the scale broadcasts into the
+// operand without widening it, and the product has no other reader.
+void moveBatchScaleToOperand(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& mul = g.nodes[i];
+        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.activation.kind != ActKind::None)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const int y = mul.inputs[side], s = mul.inputs[1 - side];
+            if (y < 0 || s < 0 || y == s || !g.values[s].constant || g.values[s].dtype != DataType::Float32) continue;
+            Node* mm = soleProducer(g, readers, y, static_cast<int>(i), {"MatMul"});
+            if (!mm || mm->inputs.size() != 2 || mm->activation.kind != ActKind::None || !mm->outputPerm.empty() ||
+                !mm->inputView(0).empty() || !mm->inputView(1).empty() || mm->outputs[0] != y)
+                continue;
+            const graph::Shape& ys = g.values[y].shape;
+            const graph::Shape& ss = g.values[s].shape;
+            const int a = mm->inputs[0];
+            const graph::Shape as = g.values[a].shape;  // a copy: adding a value moves g.values
+            if (ys.size() < 3 || ss.size() > ys.size() || as.size() != ys.size() ||
+                g.values[mul.outputs[0]].shape != ys || elementCount(as) > elementCount(ys))
+                continue;
+            bool perBatch = true;
+            for (size_t d = 0; d < ss.size(); ++d) {
+                const size_t axis = ys.size() - ss.size() + d;
+                const bool rowOrColumn = axis + 2 >= ys.size();
+                perBatch = perBatch && (rowOrColumn ? ss[d] == 1 : (ss[d] == 1 || ss[d] == as[axis]));
+            }
+            if (!perBatch) continue;
+            const int scaled = addIntermediate(g, g.values[a].name + "_batch_scaled", DataType::Float32, as);
+            Node scale;
+            scale.name = mul.name;
+            scale.opType = "Mul";
+            scale.inputs = {a, s};
+            scale.outputs = {scaled};
+            // (appendFused moves g.nodes: the indices stay.)
+            const int mmIndex = static_cast<int>(mm - g.nodes.data());
+            const int scaleIndex = appendFused(g, std::move(scale));
+            Node& product = g.nodes[static_cast<size_t>(mmIndex)];
+            product.inputs[0] = scaled;
+            readers.add(scaled, mmIndex);
+            readers.add(a, scaleIndex);
+            readers.add(s, scaleIndex);
+            absorb(g, product, g.nodes[i]);
+            break;
+        }
+    }
+}
+
 // Slice / Reshape / Transpose chains -> MatMul (attention's q, k^T, v: a slice of the fused
 // in-projection, split into heads, heads moved first): the MatMul reads the chain's source
 // through one strided window (Node::inputViews, ops/strided_view.h) and the copies go. Each
@@ -620,6 +674,7 @@ void runFusions(Graph& g) {
     fuseSilu(g);
     fuseErfGelu(g);
     foldScalesIntoMatMul(g);
+    moveBatchScaleToOperand(g);
     foldViewsIntoMatMul(g);
     foldTransposesIntoMatMulOutput(g);
     fuseResidualAdd(g);  // the Add after a Transpose now folded into its product (ConvNeXt's block)

@@ -7,6 +7,8 @@
 //   fuseActivations:   {Conv, Gemm, MatMul, Add, Mul, BatchNormalization} -> activation
 //                      =>  producer with the activation applied before its store
 //   foldScalesIntoMatMul: Mul/Div by a scalar on a MatMul operand or output  =>  the GEMM's alpha
+//   moveBatchScaleToOperand: MatMul -> Mul by a constant per batch ([H, 1, 1])  =>  the Mul
+//                      on the first operand (Swin V2's cosine attention then fuses)
 //   foldViewsIntoMatMul: Slice/Reshape/Transpose chain -> MatMul  =>  MatMul reading the chain's
 //                      source through one strided window (offset and strides)
 //   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its output transposed

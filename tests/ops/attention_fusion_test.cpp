@@ -84,6 +84,21 @@ TEST(AttentionFusionOp, SwinWindowsBiasAndShiftedMask) {
     expectAttention(a, "Swin 2 images x 4 windows, bias");
 }
 
+// Swin V2's cosine attention: q and k normalized, the scores scaled per head (moved onto q's
+// normalization: passes::moveBatchScaleToOperand), the bias and the shifted mask.
+TEST(AttentionFusionOp, SwinV2CosineAttentionScaledPerHead) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock a = shiftedSwinWindows();
+    a.scale = AttentionBlock::Scale::CosinePerHead;
+    a.seed = 13;
+    SCOPED_TRACE("Swin V2 cosine attention");
+    std::vector<NamedTensor> in;
+    const OnnxBuilder b = attentionModel(a, &in);
+    EXPECT_EQ(attentionNodes(b), 1u);
+    expectGpuMatchesCpu(b, in, "Swin V2 cosine attention");
+    expectGpuMatchesCpu(b, in, "Swin V2 cosine attention fp16", kFp16, Precision::Float16);
+}
+
 TEST(AttentionFusionOp, OneWindowBiasAsResidual) {
     VKINFER_REQUIRE_GPU();
     // One window: the bias has the scores' shape, so the residual fusion takes it into the

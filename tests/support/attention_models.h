@@ -1,7 +1,8 @@
 // Attention blocks as PyTorch's exporter writes them, for the attention fusion's tests
 // (passes/attention_fusion.h): the in-projection as one MatMul, heads split by Reshape, Slice
-// and Transpose, the scale on q and k (or on q, or after the product), an added bias and
-// mask, Softmax over the keys, the product with v, the heads merged back.
+// and Transpose, the scale on q and k (or on q, or after the product, or Swin V2's cosine
+// attention: q and k normalized, the scores scaled per head), an added bias and mask, Softmax
+// over the keys, the product with v, the heads merged back.
 #pragma once
 
 #include <cmath>
@@ -17,7 +18,7 @@ struct AttentionBlock {
     int64_t windows = 0;  // 0: no windows; else windows per image (Swin), x is [batch*windows, S, C]
     int64_t heads = 6, seq = 197, headDim = 64;
     int64_t kvSeq = 0;  // 0: self-attention; else keys from a second input of this length
-    enum class Scale { QandK, Q, Scores } scale = Scale::QandK;
+    enum class Scale { QandK, Q, Scores, CosinePerHead } scale = Scale::QandK;
     bool bias = false;  // a relative-position bias [1, heads, S, S] added to the scores
     bool mask = false;  // a shifted-window mask [1, windows, 1, S, S] (0 / -100), scores regrouped for it
     uint32_t seed = 1;
@@ -78,12 +79,30 @@ inline OnnxBuilder attentionModel(const AttentionBlock& a, std::vector<NamedTens
         b.initializer("scale", attentionScalar(scale));
         b.node("Mul", {"q", "scale"}, {"qs"});
         q = "qs";
+    } else if (a.scale == AttentionBlock::Scale::CosinePerHead) {
+        // Swin V2: F.normalize(q) @ F.normalize(k)^T as the exporter writes F.normalize (the
+        // L2 norm over the head dimension, at least eps, divided by), then logit_scale [H, 1, 1].
+        b.initializer("eps", attentionScalar(1e-12f));
+        auto normalize = [&](const std::string& x, int64_t axis) {
+            auto& norm = b.node("ReduceL2", {x}, {x + "_norm"});
+            attr(norm, "axes", std::vector<int64_t>{axis});
+            attr(norm, "keepdims", int64_t{1});
+            b.node("Max", {x + "_norm", "eps"}, {x + "_clamped"});
+            b.node("Div", {x, x + "_clamped"}, {x + "_unit"});
+            return x + "_unit";
+        };
+        q = normalize("q", 3);
+        kt = normalize("kt", 2);
     }
     b.node("MatMul", {q, kt}, {"s0"});
     std::string s = "s0";
     if (a.scale == AttentionBlock::Scale::Scores) {  // scores / sqrt(head_dim)
         b.initializer("root_d", attentionScalar(std::sqrt(static_cast<float>(a.headDim))));
         b.node("Div", {s, "root_d"}, {"s1"});
+        s = "s1";
+    } else if (a.scale == AttentionBlock::Scale::CosinePerHead) {  // exp(min(logit_scale, log 100))
+        b.initializer("logit_scale", randomTensor({a.heads, 1, 1}, a.seed + 5, 2.0f, 4.6f));
+        b.node("Mul", {s, "logit_scale"}, {"s1"});
         s = "s1";
     }
     if (a.bias) {
