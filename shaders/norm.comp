@@ -5,9 +5,11 @@
 // deviation, so no cancellation), then scaled and shifted. AFFINE 0 (layer): scale/bias per
 // element of the row; 1 (instance, and opset-18 groups): per row % C; 2 (groups): a row is
 // group row % C of its image, len / inner channels of inner elements, each its own scale and
-// bias. PER_THREAD: one invocation per row; otherwise one workgroup per row with
-// shared-memory tree sums. STATS (a variant) also
-// writes each row's mean and 1/sqrt(var + eps).
+// bias. PER_THREAD 1: one invocation per row; 2 (strided rows: the channel norm): a workgroup
+// of 32 rows x SLICES, invocation (r, t) walking elements t, t + SLICES, ... of row r, so
+// neighbouring invocations read neighbouring pixels and a row of hundreds of channels is not
+// one invocation's walk; 0: one workgroup per row with shared-memory tree sums. STATS (a
+// variant) also writes each row's mean and 1/sqrt(var + eps).
 #include "common.glsl"
 #include "types.glsl"
 #include "norm.glsl"  // push constants, specialization constants: shaders/kernels/norm.toml
@@ -23,8 +25,56 @@ layout(std430, binding = 5) writeonly buffer InvStdOut { T invStdOut[]; };
 
 #include "workgroup_sum.glsl"
 
+#define SLICES 8u
+shared float sliceSums[SLICES * 32u];
+
+// The sum of every slice's `v` for this invocation's row (all invocations call it: barriers).
+float rowSum(float v) {
+    const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+    sliceSums[ly * 32u + lx] = v;
+    barrier();
+    float total = 0.0;
+    for (uint t = 0u; t < SLICES; ++t) total += sliceSums[t * 32u + lx];
+    barrier();
+    return total;
+}
+
+void slicedRows() {
+    const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+    const uint row = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * 32u + lx;
+    const bool live = row < p.rows;  // (the others still meet the barriers)
+    const uint base = live ? (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage : 0u;
+    const uint end = live ? p.len : 0u;
+    float s = 0.0;
+    for (uint j = ly; j < end; j += SLICES) s += float(x[base + j * p.stride]);
+    const float mean = rowSum(s) / float(p.len);
+    float q = 0.0;
+    for (uint j = ly; j < end; j += SLICES) {
+        float d = float(x[base + j * p.stride]) - mean;
+        q += d * d;
+    }
+    const float invStd = inversesqrt(rowSum(q) / float(p.len) + p.epsilon);
+    if (!live) return;
+    uint c = row % p.C;
+    for (uint j = ly; j < p.len; j += SLICES) {
+        uint k = AFFINE == 0u ? j : AFFINE == 1u ? c : c * (p.len / p.inner) + j / p.inner;
+        float b = HAS_BIAS != 0u ? float(bias[k]) : 0.0;
+        y[base + j * p.stride] = T(activate((float(x[base + j * p.stride]) - mean) * invStd * float(scale[k]) + b));
+    }
+#ifdef STATS
+    if (ly == 0u) {
+        meanOut[row] = T(mean);
+        invStdOut[row] = T(invStd);
+    }
+#endif
+}
+
 void main() {
-    bool perThread = PER_THREAD != 0u;
+    if (PER_THREAD == 2u) {
+        slicedRows();
+        return;
+    }
+    bool perThread = PER_THREAD == 1u;
     uint row = perThread ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
                          : gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     if (row >= p.rows) return;  // per workgroup: uniform

@@ -229,14 +229,20 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
         lowerChunkedNorm(ctx, n, l, chunks, type, scale, bias, hasBias);
         return;
     }
-    // Strided rows (the channel norm): one invocation per row, so neighbouring invocations read
-    // neighbouring pixels; a workgroup per row would read one element per row stride.
-    bool perThread = l.stride > 1 || rowPerThread(l.rows, l.len);
+    // Strided rows (the channel norm): invocations side by side take neighbouring rows, so they
+    // read neighbouring pixels (a workgroup per row would read one element per row stride);
+    // rows of more than kShortStridedRow elements are split across 8 invocations each, so that
+    // a few hundred pixels of hundreds of channels (ConvNeXt-T's last LayerNorm2d: 196 x 384)
+    // are not that many invocations each walking every channel three times.
+    constexpr int64_t kShortStridedRow = 32;
+    const bool strided = l.stride > 1;
+    const bool sliced = strided && l.len > kShortStridedRow;
+    const bool perThread = !sliced && (strided || rowPerThread(l.rows, l.len));
     using kernels::norm::Stats;
     Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::norm::kAffine, l.affine);
-    d.setSpec(kernels::norm::kPerThread, perThread ? 1 : 0);
+    d.setSpec(kernels::norm::kPerThread, sliced ? 2 : perThread ? 1 : 0);
     d.setSpec(kernels::norm::kHasBias, hasBias ? 1 : 0);
     kernels::norm::Push p{};
     p.rows = u32(l.rows);
@@ -247,7 +253,14 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     p.stride = u32(l.stride);
     p.rowsPerImage = u32(l.rowsPerImage);
     d.setPush(p);
-    setRowLaunch(d, l.rows, l.len, perThread);
+    if (sliced) {
+        const int64_t groups = ceilDiv(l.rows, int64_t{32});
+        d.localSize = {32, 8, 1};
+        d.groups = groups <= 65535 ? std::array<uint32_t, 3>{u32(groups), 1, 1}
+                                   : std::array<uint32_t, 3>{65535u, u32(ceilDiv(groups, int64_t{65535})), 1};
+    } else {
+        setRowLaunch(d, l.rows, l.len, perThread);
+    }
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(scale), readOf(bias)};
     if (stats) {
         d.bindings.push_back(writeOf(meanOut));

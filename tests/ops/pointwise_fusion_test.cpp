@@ -222,7 +222,8 @@ TEST(PointwiseFusionOp, NafnetLayerNorm2dSimpleGateAndResidual) {
 
 // LayerNorm2d over the channels alone as exporters write it, one vkinfer.ChannelNorm: the
 // weight as the Mul's first operand ([1, C, 1, 1]), without the affine, on a [N, C, L]
-// tensor, with many channels (a long strided row), batch 2, and `x - mu` once or twice.
+// tensor, with many channels (long strided rows, split across invocations past 32: one
+// workgroup of rows and one and a half), batch 2, and `x - mu` once or twice.
 // Offsets in the input so that a mean taken over the wrong axis shows.
 TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
     VKINFER_REQUIRE_GPU();
@@ -233,7 +234,8 @@ TEST(PointwiseFusionOp, LayerNorm2dIsOneChannelNorm) {
         bool subTwice;
     };
     for (const Case& c : {Case{{1, 8, 6, 7}, true, true, 13, true}, Case{{2, 12, 5, 9}, true, false, 18, false},
-                          Case{{2, 16, 33}, false, false, 17, true}, Case{{1, 96, 4, 5}, true, true, 18, false}}) {
+                          Case{{2, 16, 33}, false, false, 17, true}, Case{{1, 96, 4, 5}, true, true, 18, false},
+                          Case{{2, 48, 6, 7}, true, false, 18, false}, Case{{1, 384, 7, 9}, true, true, 17, true}}) {
         const std::string what = "LayerNorm2d " + ::testing::PrintToString(c.x) + (c.affine ? " affine" : "") +
                                  (c.weightFirst ? " weight first" : "") + " opset " + std::to_string(c.opset) +
                                  (c.subTwice ? " x-mu twice" : "");
