@@ -1,14 +1,15 @@
 // Gather (any axis, negative indices, indices of any rank, constant or computed at run
-// time), GatherElements, ScatterElements / Scatter and ScatterND (reductions none, add, mul,
-// max, min). One constant index taking a contiguous run is a view (no dispatch); constant
+// time), GatherElements, GatherND (batch_dims), ScatterElements / Scatter and ScatterND
+// (reductions none, add, mul, max, min). One constant index taking a contiguous run is a view (no dispatch); constant
 // indices that step evenly (a scalar, a range) become a strided copy; the rest
-// read the indices on the GPU (gather.comp, gather_elements.comp, scatter_elements.comp,
-// scatter_nd.comp).
+// read the indices on the GPU (gather.comp, gather_elements.comp, gather_nd.comp,
+// scatter_elements.comp, scatter_nd.comp).
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/families/gather.h"
 #include "kernels/families/gather_elements.h"
+#include "kernels/families/gather_nd.h"
 #include "kernels/families/scatter_elements.h"
 #include "kernels/families/scatter_nd.h"
 #include "ops/broadcast.h"
@@ -416,6 +417,85 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
                   ctx.indexStatus(n.inputs[1])};
 }
 
+// ---- GatherND ----
+
+// data [b batch dims, r - b more], indices [b batch dims, ..., k] (k <= r - b): each index
+// tuple selects the slice data[batch, t0, ..., t(k-1), ...] of data.shape[b + k:]; the output
+// is indices.shape[:-1] + data.shape[b + k:].
+struct GatherNdDims {
+    int64_t b = 0, k = 0, tuples = 1, tuplesPerBatch = 1, slice = 1, batchStride = 1;
+    Shape out;
+};
+
+GatherNdDims gatherNdDims(const Node& n, const Shape& data, const Shape& indices) {
+    if (data.empty() || indices.empty()) shapeError(n, "data and indices must have rank >= 1");
+    GatherNdDims d;
+    d.b = n.attrInt("batch_dims", 0);
+    const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
+    if (d.b < 0 || d.b >= std::min(r, q)) shapeError(n, "batch_dims {} must be in [0, {})", d.b, std::min(r, q));
+    for (int64_t i = 0; i < d.b; ++i)
+        if (data[i] != indices[i])
+            shapeError(n, "batch dimension {} differs: data {} and indices {}", i, shapeToString(data),
+                       shapeToString(indices));
+    d.k = indices.back();
+    if (d.k < 1 || d.k > r - d.b)
+        shapeError(n, "the indices' last dimension {} must be in [1, {}] (the data's rank after batch_dims)", d.k,
+                   r - d.b);
+    d.out.assign(indices.begin(), indices.end() - 1);
+    for (int64_t i = 0; i + 1 < q; ++i) d.tuples *= indices[i];
+    for (int64_t i = d.b; i + 1 < q; ++i) d.tuplesPerBatch *= indices[i];
+    for (int64_t i = d.b + d.k; i < r; ++i) {
+        d.slice *= data[i];
+        d.out.push_back(data[i]);
+    }
+    for (int64_t i = d.b; i < r; ++i) d.batchStride *= data[i];
+    return d;
+}
+
+void inferGatherNd(Graph& g, const Node& n) {
+    requireIndices(g, n, 1);
+    const auto& x = inputValue(g, n, 0);
+    setOutput(g, n, 0, x.dtype, gatherNdDims(n, x.shape, inputShape(g, n, 1)).out);
+}
+
+void evalGatherNd(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
+    const Shape& x = in[0]->shape();
+    const GatherNdDims d = gatherNdDims(n, x, in[1]->shape());
+    const size_t es = dataTypeSize(in[0]->dtype());
+    const std::byte* src = in[0]->data();
+    std::byte* dst = out[0].data();
+    for (int64_t j = 0; j < d.tuples; ++j) {
+        int64_t at = 0;
+        for (int64_t a = 0; a < d.k; ++a)
+            at = at * x[d.b + a] + checkedIndex(n, in[1]->getInt(j * d.k + a), x[d.b + a]);
+        const int64_t from = (j / d.tuplesPerBatch) * d.batchStride + at * d.slice;
+        if (d.slice > 0) std::memcpy(dst + j * d.slice * es, src + from * es, static_cast<size_t>(d.slice) * es);
+    }
+}
+
+void lowerGatherNd(LowerContext& ctx, const Node& n) {
+    const auto& x = ctx.value(n.inputs[0]);
+    const auto& ind = ctx.value(n.inputs[1]);
+    const GatherNdDims d = gatherNdDims(n, x.shape, ind.shape);
+    if (d.k > 6) unsupported(n, "GatherND with {}-element index tuples (the kernel takes up to 6)", d.k);
+    checkConstantIndices(ctx, n, [&](int64_t j) { return x.shape[d.b + j % d.k]; });
+    const int64_t count = elementCount(d.out);
+    if (count == 0) return;
+    requireIndexable(n, std::max({count, x.elementCount(), ind.elementCount() * 2}));
+    Dispatch& dp = ctx.emit(typedKernel(n, kernels::gather_nd::variant(x.dtype), "gather_nd", x.dtype));
+    dp.setSpec(kernels::gather_nd::kIdx64, ind.dtype == DataType::Int64 ? 1 : 0);
+    kernels::gather_nd::Push p{};
+    p.count = u32(count);
+    p.tuplesPerBatch = u32(d.tuplesPerBatch);
+    p.k = u32(d.k);
+    p.slice = u32(d.slice);
+    p.batchStride = u32(d.batchStride);
+    for (int64_t a = 0; a < d.k; ++a) p.dims[a] = u32(x.shape[d.b + a]);
+    dp.setPush(p);
+    setLaunch1d(dp, count);
+    dp.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), ctx.indexStatus(n.inputs[1])};
+}
+
 }  // namespace
 
 void registerGatherOps(std::vector<OpDef>& t) {
@@ -423,6 +503,7 @@ void registerGatherOps(std::vector<OpDef>& t) {
     gather.viewOffset = gatherViewOffset;
     t.push_back(gather);
     t.push_back(withFp16({"GatherElements", 11, 1000, inferGatherElements, evalGatherElements, lowerGatherElements}));
+    t.push_back(withFp16({"GatherND", 11, 1000, inferGatherNd, evalGatherNd, lowerGatherNd}));
     t.push_back(withFp16({"ScatterElements", 11, 1000, inferScatter, evalScatter, lowerScatter}));
     t.push_back(withFp16({"Scatter", 9, 10, inferScatter, evalScatter, lowerScatter}));
     t.push_back(withFp16({"ScatterND", 11, 1000, inferScatterNd, evalScatterNd, lowerScatterNd}));

@@ -94,6 +94,15 @@ TEST(IndexCheck, GatherElementsAndScatters) {
     expectMatchesReference(sse, se, {{"x", x}, {"idx", int64Tensor({2, 2}, {0, 1, -2, 0})}, {"u", u}},
                            "ScatterElements");
 
+    OnnxBuilder gnd(13);
+    gnd.input("x", {4, 4}).input("idx", {2, 2}, DataType::Int64).output("y");
+    gnd.node("GatherND", {"x", "idx"}, {"y"}, "gnd");
+    Session sgnd = makeSession(gnd);
+    expectIndexError(sgnd, {{"x", randomTensor({4, 4}, 16)}, {"idx", int64Tensor({2, 2}, {3, 3, 0, 4})}},
+                     {"node 'gnd' (GatherND)", "index 4", "extent 4"});
+    expectMatchesReference(sgnd, gnd, {{"x", randomTensor({4, 4}, 16)}, {"idx", int64Tensor({2, 2}, {3, 3, 0, -4})}},
+                           "GatherND");
+
     OnnxBuilder nd(13);
     nd.input("x", {4, 4}).input("idx", {2, 2}, DataType::Int64).input("u", {2}).output("y");
     nd.node("ScatterND", {"x", "idx", "u"}, {"y"}, "nd");

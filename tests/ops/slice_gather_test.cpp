@@ -1,6 +1,6 @@
 // Slice (opset 1 attributes and opset 10+ inputs, negative steps, clamping), Split (attribute,
 // input, num_outputs with an uneven last chunk), Gather (constant and run-time indices, any
-// axis, negative indices), GatherElements, ScatterElements and ScatterND.
+// axis, negative indices), GatherElements, GatherND, ScatterElements and ScatterND.
 #include <limits>
 
 #include "ops/op_harness.h"
@@ -222,6 +222,53 @@ TEST(ScatterElementsOp, ReferenceAndGpu) {
     for (int64_t k = 0; k < idx.elementCount(); ++k) idx.as<int64_t>()[k] = (k * 5) % 4 - (k % 2 ? 4 : 0);
     expectGpuMatchesCpu(b, {{"x", randomTensor({4, 3, 5}, 4)}, {"i", idx}, {"u", randomTensor({2, 3, 4}, 5)}},
                         "3-D axis 0 max");
+}
+
+// GatherND: ONNX's examples by hand (whole elements, rows, batch_dims 1), then on the GPU
+// against the reference: float32 and float16 with negative indices and batch_dims, int64 data
+// with int32 indices (a relative-position table indexed as Swin V2 exports it).
+TEST(GatherNDOp, ReferenceAndGpu) {
+    auto model = [](const Shape& x, const Shape& i, int64_t batchDims, DataType type = DataType::Float32,
+                    DataType indexType = DataType::Int64) {
+        OnnxBuilder b(13);
+        b.input("x", x, type).input("i", i, indexType).output("y", type);
+        auto& n = b.node("GatherND", {"x", "i"}, {"y"}, "gnd");
+        if (batchDims != 0) attr(n, "batch_dims", batchDims);
+        return b;
+    };
+    expectReferenceEquals(model({2, 2}, {2, 2}, 0),
+                          {{"x", floatTensor({2, 2}, {0, 1, 2, 3})}, {"i", int64Tensor({2, 2}, {0, 0, 1, 1})}},
+                          {floatTensor({2}, {0, 3})}, "elements");
+    expectReferenceEquals(model({2, 2}, {2, 1}, 0),
+                          {{"x", floatTensor({2, 2}, {0, 1, 2, 3})}, {"i", int64Tensor({2, 1}, {1, -2})}},
+                          {floatTensor({2, 2}, {2, 3, 0, 1})}, "rows, a negative index");
+    expectReferenceEquals(model({2, 2, 2}, {2, 1}, 1),
+                          {{"x", floatTensor({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7})}, {"i", int64Tensor({2, 1}, {1, 0})}},
+                          {floatTensor({2, 2}, {2, 3, 4, 5})}, "batch_dims 1");
+
+    // An index tuple longer than the data's rank is a shape error naming the node.
+    auto bad = model({2, 2}, {2, 3}, 0).build();
+    ASSERT_TRUE(bad.ok());
+    auto summary = planSummary(*bad, {{"x", {2, 2}}, {"i", {2, 3}}});
+    ASSERT_FALSE(summary.ok());
+    EXPECT_NE(summary.status().message().find("'gnd' (GatherND)"), std::string::npos) << summary.status().toString();
+
+    VKINFER_REQUIRE_GPU();
+    Tensor idx(DataType::Int64, {2, 3, 4, 2});
+    for (int64_t e = 0; e < idx.elementCount(); e += 2) {
+        idx.as<int64_t>()[e] = (e * 7) % 5 - (e % 3 ? 0 : 5);  // some negative
+        idx.as<int64_t>()[e + 1] = (e / 2) % 6;
+    }
+    const OnnxBuilder batched = model({2, 5, 6, 7}, {2, 3, 4, 2}, 1);
+    const std::vector<NamedTensor> in{{"x", randomTensor({2, 5, 6, 7}, 8)}, {"i", idx}};
+    expectGpuMatchesCpu(batched, in, "batch_dims 1, pairs of indices, slices of 7");
+    expectGpuMatchesCpu(batched, in, "batch_dims 1 fp16", Tolerance{1e-3, 1e-3, true}, Precision::Float16);
+
+    Tensor table = int64Iota({169, 3});
+    Tensor rel(DataType::Int32, {49, 49, 1});
+    for (int64_t e = 0; e < rel.elementCount(); ++e) rel.as<int32_t>()[e] = static_cast<int32_t>((e * 31) % 169);
+    expectGpuMatchesCpu(model({169, 3}, {49, 49, 1}, 0, DataType::Int64, DataType::Int32), {{"x", table}, {"i", rel}},
+                        "int64 table, int32 indices");
 }
 
 TEST(ScatterNDOp, ReferenceAndGpu) {
