@@ -40,6 +40,8 @@ def main():
          [vi("x", f, [3, 3]), vi("i", T.INT64, [2, 3]), vi("u", f, [2, 3])], [vi("y", f, None)], opset=18)
     save("scatter_nd_runtime", [h.make_node("ScatterND", ["x", "i", "u"], ["y"])],
          [vi("x", f, [4, 4]), vi("i", T.INT64, [2, 2]), vi("u", f, [2])], [vi("y", f, None)])
+    save("gather_nd_runtime", [h.make_node("GatherND", ["x", "i"], ["y"], batch_dims=1)],
+         [vi("x", f, [2, 3, 4]), vi("i", T.INT64, [2, 2, 1])], [vi("y", f, None)], opset=13)
     # Attributes of the wrong type.
     w = nh.from_array(np.ones((2, 1, 3, 3), np.float32), "w")
     conv = h.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3])
