@@ -264,7 +264,11 @@ Node* gemmThroughViews(Graph& g, const graph::Readers& readers, int value, int r
     }
 }
 
-void fuseResidualAdd(Graph& g) {
+namespace {
+
+// fuseResidualAdd for the producers `accept` takes.
+template <class Accept>
+void fuseResidualAddInto(Graph& g, Accept accept) {
     g.relinkProducers();
     graph::Readers readers(g);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -280,7 +284,9 @@ void fuseResidualAdd(Graph& g) {
             std::vector<Node*> views;
             Node* producer = soleProducer(g, readers, a, static_cast<int>(i), {"Conv"});
             if (!producer) producer = gemmThroughViews(g, readers, a, static_cast<int>(i), views);
-            if (!producer || producer->activation.kind != ActKind::None || producer->inputs.size() > 3) continue;
+            if (!producer || producer->activation.kind != ActKind::None || producer->inputs.size() > 3 ||
+                !accept(*producer))
+                continue;
             producer->inputs.resize(3, -1);
             producer->inputs.push_back(r);
             readers.add(r, static_cast<int>(producer - g.nodes.data()));
@@ -290,6 +296,20 @@ void fuseResidualAdd(Graph& g) {
             break;
         }
     }
+}
+
+// A Linear whose output a folded Transpose put back in place (ConvNeXt's MatMul -> permute to
+// NCHW, the Mul between them folded into its columns): the residual Add after it, in the stored
+// layout. Not attention's probabilities x v (B not constant), whose fusion takes no residual.
+bool storesLinearTransposed(const Graph& g, const Node& n) {
+    return n.opType == "MatMul" && !n.outputPerm.empty() && n.inputs.size() >= 2 && n.inputs[1] >= 0 &&
+           g.values[n.inputs[1]].constant.has_value();
+}
+
+}  // namespace
+
+void fuseResidualAdd(Graph& g) {
+    fuseResidualAddInto(g, [](const Node&) { return true; });
 }
 
 void fuseActivations(Graph& g) {
@@ -677,7 +697,7 @@ void runFusions(Graph& g) {
     moveBatchScaleToOperand(g);
     foldViewsIntoMatMul(g);
     foldTransposesIntoMatMulOutput(g);
-    fuseResidualAdd(g);  // the Add after a Transpose now folded into its product (ConvNeXt's block)
+    fuseResidualAddInto(g, [&](const Node& n) { return storesLinearTransposed(g, n); });
     foldViewsIntoConcat(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
