@@ -8,13 +8,15 @@
 #                                                     GPU median ms, run base new new base
 #
 # BASE and NEW are folders holding a `vkinfer` binary and the libraries it needs (as
-# scripts/gpu-bundle.sh packs them; NEW's libraries serve BASE too where BASE lacks one).
+# scripts/gpu-bundle.sh packs them; NEW's libraries serve BASE too where BASE lacks one, and
+# the folder above either serves both: a variant in .gpu-bundle/NAME from scripts/gpu-variant.sh
+# finds the bundle's libraries whichever side it is on).
 # Exit 1 if any output differs or any run fails.
 set -u
 mode=${1:-}; shift || true
 run() {  # run BUNDLE OTHER ARGS...: the bundle's CLI with its own libvkinfer first
     local b=$1 o=$2; shift 2
-    LD_LIBRARY_PATH=$b:$o "$b/vkinfer" "$@"
+    LD_LIBRARY_PATH=$b:$o:$(dirname "$b"):$(dirname "$o") "$b/vkinfer" "$@"
 }
 case "$mode" in
 outputs)
