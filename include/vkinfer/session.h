@@ -111,9 +111,10 @@ public:
     // memory was imported with importTensorMemory: they are written in place and not copied
     // back). Fails if the ticket's slot has been reused since (more than framesInFlight
     // submissions without a wait), and, returning no outputs, if a Gather, GatherElements,
-    // ScatterElements or ScatterND met an index computed at run time outside its axis (ONNX
-    // calls that an error; the kernels stay inside their buffers and report it): the message
-    // names the node, the indices tensor, the index and the extent. run() fails alike.
+    // GatherND, ScatterElements or ScatterND met an index computed at run time outside its
+    // axis (ONNX calls that an error; the kernels stay inside their buffers and report it):
+    // the message names the node, the indices tensor, the index and the extent. run() fails
+    // alike.
     Result<std::vector<NamedTensor>> wait(const Ticket& ticket, RunStats* stats = nullptr);
     // True once the submission has finished (does not block).
     Result<bool> isDone(const Ticket& ticket);

@@ -116,6 +116,15 @@ int Graph::addConstant(const std::string& hint, Tensor t) {
     return addValue(std::move(v));
 }
 
+int Graph::addIntermediate(const std::string& hint, DataType type, Shape shape) {
+    Value v;
+    v.name = uniqueName(hint);
+    v.dtype = type;
+    v.shape = std::move(shape);
+    v.hasShape = true;
+    return addValue(std::move(v));
+}
+
 int Graph::findValue(const std::string& name) const {
     auto it = index_.find(name);
     return it == index_.end() ? -1 : it->second;

@@ -128,6 +128,9 @@ struct Graph {
     int addValue(Value v);
     // Adds a constant tensor named after `hint`, made unique.
     int addConstant(const std::string& hint, Tensor t);
+    // Adds a value computed by a node a rewrite or a lowering adds (no constant), of this
+    // type and shape, named after `hint`, made unique. Like addValue, it moves `values`.
+    int addIntermediate(const std::string& hint, DataType type, Shape shape);
     int findValue(const std::string& name) const;
     std::string uniqueName(const std::string& hint);
 

@@ -55,12 +55,7 @@ public:
     int addConstant(const std::string& hint, Tensor t) { return g_.addConstant(hint, std::move(t)); }
     // An intermediate tensor used only between this node's dispatches.
     int addScratch(const std::string& hint, DataType type, graph::Shape shape) {
-        graph::Value v;
-        v.name = g_.uniqueName(hint);
-        v.dtype = type;
-        v.shape = std::move(shape);
-        v.hasShape = true;
-        return g_.addValue(std::move(v));
+        return g_.addIntermediate(hint, type, std::move(shape));
     }
 
     // The 16-byte status slot of a kernel that reads indices computed at run time

@@ -89,7 +89,7 @@ void rewriteEinsumAsMatMul(Graph& g) {
             t.name = g.uniqueName(n.name + "_" + what);
             t.opType = "Transpose";
             t.inputs = {value};
-            t.outputs = {addIntermediate(g, n.name + "_" + what, type, dims)};
+            t.outputs = {g.addIntermediate(n.name + "_" + what, type, dims)};
             t.attrs["perm"] = perm;
             g.nodes.push_back(std::move(t));
             return g.nodes.back().outputs[0];
@@ -105,7 +105,7 @@ void rewriteEinsumAsMatMul(Graph& g) {
         } else {
             graph::Shape dims;
             for (int l : yOrder) dims.push_back(s.sizes[static_cast<size_t>(l)]);
-            mm.outputs = {addIntermediate(g, n.name + "_product", type, dims)};
+            mm.outputs = {g.addIntermediate(n.name + "_product", type, dims)};
             Node t;
             t.name = g.uniqueName(n.name + "_y");
             t.opType = "Transpose";

@@ -509,7 +509,7 @@ void moveBatchScaleToOperand(Graph& g) {
                 perBatch = perBatch && (rowOrColumn ? ss[d] == 1 : (ss[d] == 1 || ss[d] == as[axis]));
             }
             if (!perBatch) continue;
-            const int scaled = addIntermediate(g, g.values[a].name + "_batch_scaled", DataType::Float32, as);
+            const int scaled = g.addIntermediate(g.values[a].name + "_batch_scaled", DataType::Float32, as);
             Node scale;
             scale.name = mul.name;
             scale.opType = "Mul";

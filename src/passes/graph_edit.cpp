@@ -7,15 +7,6 @@
 
 namespace vkinfer::passes {
 
-int addIntermediate(graph::Graph& g, const std::string& hint, DataType type, graph::Shape shape) {
-    graph::Value v;
-    v.name = g.uniqueName(hint);
-    v.dtype = type;
-    v.shape = std::move(shape);
-    v.hasShape = true;
-    return g.addValue(std::move(v));
-}
-
 using graph::Graph;
 using graph::Node;
 

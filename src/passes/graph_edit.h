@@ -13,10 +13,6 @@
 
 namespace vkinfer::passes {
 
-// A new value of this type and shape for a rewrite's intermediate result (its name made unique
-// from `hint`); returns its index. Pointers into g.values do not survive the call.
-int addIntermediate(graph::Graph& g, const std::string& hint, DataType type, graph::Shape shape);
-
 // Marks `node` removed and unlinks the values it produced (what relinkProducers would find).
 void retire(graph::Graph& g, graph::Node& node);
 

@@ -135,10 +135,10 @@ void rewriteConvTransposeAsConv(Graph& g) {
         conv.attrs["group"] = geo.groups;
         int shuffled = y;  // what DepthToSpace writes: the output, or what the crop cuts
         if (plan->crop)
-            shuffled = addIntermediate(g, name + "_uncropped", DataType::Float32,
+            shuffled = g.addIntermediate(name + "_uncropped", DataType::Float32,
                                        {geo.N, geo.M, s * plan->convOut[0], s * plan->convOut[1]});
         conv.outputs = {s == 1 ? shuffled
-                               : addIntermediate(g, name + "_phases", DataType::Float32,
+                               : g.addIntermediate(name + "_phases", DataType::Float32,
                                                  {geo.N, geo.M * s * s, plan->convOut[0], plan->convOut[1]})};
         std::vector<Node> added;
         if (s != 1) {
