@@ -39,60 +39,33 @@ float rowSum(float v) {
     return total;
 }
 
-void slicedRows() {
-    const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
-    const uint row = (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * 32u + lx;
-    const bool live = row < p.rows;  // (the others still meet the barriers)
-    const uint base = live ? (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage : 0u;
-    const uint end = live ? p.len : 0u;
-    float s = 0.0;
-    for (uint j = ly; j < end; j += SLICES) s += float(x[base + j * p.stride]);
-    const float mean = rowSum(s) / float(p.len);
-    float q = 0.0;
-    for (uint j = ly; j < end; j += SLICES) {
-        float d = float(x[base + j * p.stride]) - mean;
-        q += d * d;
-    }
-    const float invStd = inversesqrt(rowSum(q) / float(p.len) + p.epsilon);
-    if (!live) return;
-    uint c = row % p.C;
-    for (uint j = ly; j < p.len; j += SLICES) {
-        uint k = AFFINE == 0u ? j : AFFINE == 1u ? c : c * (p.len / p.inner) + j / p.inner;
-        float b = HAS_BIAS != 0u ? float(bias[k]) : 0.0;
-        y[base + j * p.stride] = T(activate((float(x[base + j * p.stride]) - mean) * invStd * float(scale[k]) + b));
-    }
-#ifdef STATS
-    if (ly == 0u) {
-        meanOut[row] = T(mean);
-        invStdOut[row] = T(invStd);
-    }
-#endif
-}
+// The row's sum from this invocation's part of it.
+float combined(float v) { return PER_THREAD == 1u ? v : PER_THREAD == 2u ? rowSum(v) : workgroupSum(v); }
 
 void main() {
-    if (PER_THREAD == 2u) {
-        slicedRows();
-        return;
-    }
-    bool perThread = PER_THREAD == 1u;
-    uint row = perThread ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
-                         : gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-    if (row >= p.rows) return;  // per workgroup: uniform
-    uint base = (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage;
-    uint first = perThread ? 0u : gl_LocalInvocationID.x;
-    uint step = perThread ? 1u : gl_WorkGroupSize.x;
+    const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    const uint row = PER_THREAD == 1u ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
+                   : PER_THREAD == 2u ? group * 32u + gl_LocalInvocationID.x
+                                      : group;
+    const bool live = row < p.rows;
+    // Per invocation or per workgroup the return is uniform where it matters; sliced rows past
+    // the end still meet the barriers.
+    if (!live && PER_THREAD != 2u) return;
+    const uint base = live ? (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage : 0u;
+    const uint first = PER_THREAD == 1u ? 0u : PER_THREAD == 2u ? gl_LocalInvocationID.y : gl_LocalInvocationID.x;
+    const uint step = PER_THREAD == 1u ? 1u : PER_THREAD == 2u ? SLICES : gl_WorkGroupSize.x;
+    const uint end = live ? p.len : 0u;
 
     float s = 0.0;
-    for (uint j = first; j < p.len; j += step) s += float(x[base + j * p.stride]);
-    if (!perThread) s = workgroupSum(s);
-    float mean = s / float(p.len);
+    for (uint j = first; j < end; j += step) s += float(x[base + j * p.stride]);
+    float mean = combined(s) / float(p.len);
     float q = 0.0;
-    for (uint j = first; j < p.len; j += step) {
+    for (uint j = first; j < end; j += step) {
         float d = float(x[base + j * p.stride]) - mean;
         q += d * d;
     }
-    if (!perThread) q = workgroupSum(q);
-    float invStd = inversesqrt(q / float(p.len) + p.epsilon);
+    float invStd = inversesqrt(combined(q) / float(p.len) + p.epsilon);
+    if (!live) return;
     uint c = row % p.C;
     for (uint j = first; j < p.len; j += step) {
         uint k = AFFINE == 0u ? j : AFFINE == 1u ? c : c * (p.len / p.inner) + j / p.inner;

@@ -338,35 +338,66 @@ void lowerScatter(LowerContext& ctx, const Node& n) {
                   ctx.indexStatus(n.inputs[1])};
 }
 
-// ---- ScatterND ----
+// ---- GatherND and ScatterND: index tuples ----
 
-// data [r dims], indices [..., k] (k <= r), updates = indices.shape[:-1] + data.shape[k:]:
-// each index tuple selects a slice of data.shape[k:] that its update replaces (or reduces).
-struct ScatterNdDims {
-    int64_t k, tuples, slice;
+// data [b batch dims, r - b more], indices [b batch dims, ..., k] (k <= r - b; b is GatherND's
+// batch_dims, 0 for ScatterND): each index tuple selects the slice data[batch, t0, ..., t(k-1),
+// ...] of data.shape[b + k:] (b = batchDims). `out` is indices.shape[:-1] + data.shape[b + k:]: GatherND's
+// output, ScatterND's updates.
+struct NdTuples {
+    int64_t b = 0, k = 0, tuples = 1, tuplesPerBatch = 1, slice = 1, batchStride = 1;
+    Shape out;
 };
 
-ScatterNdDims scatterNdDims(const Node& n, const Shape& data, const Shape& indices, const Shape& updates) {
+NdTuples ndTuples(const Node& n, const Shape& data, const Shape& indices, int64_t batchDims) {
     if (data.empty() || indices.empty()) shapeError(n, "data and indices must have rank >= 1");
-    ScatterNdDims d{indices.back(), 1, 1};
-    if (d.k < 1 || d.k > static_cast<int64_t>(data.size()))
-        shapeError(n, "the indices' last dimension {} must be in [1, {}] (the data's rank)", d.k, data.size());
-    Shape expected(indices.begin(), indices.end() - 1);
-    for (int64_t i = 0; i + 1 < static_cast<int64_t>(indices.size()); ++i) d.tuples *= indices[i];
-    for (size_t i = d.k; i < data.size(); ++i) {
+    NdTuples d;
+    d.b = batchDims;
+    const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
+    if (d.b < 0 || d.b >= std::min(r, q)) shapeError(n, "batch_dims {} must be in [0, {})", d.b, std::min(r, q));
+    for (int64_t i = 0; i < d.b; ++i)
+        if (data[i] != indices[i])
+            shapeError(n, "batch dimension {} differs: data {} and indices {}", i, shapeToString(data),
+                       shapeToString(indices));
+    d.k = indices.back();
+    if (d.k < 1 || d.k > r - d.b)
+        shapeError(n, "the indices' last dimension {} must be in [1, {}] (the data's rank{})", d.k, r - d.b,
+                   d.b > 0 ? " after batch_dims" : "");
+    d.out.assign(indices.begin(), indices.end() - 1);
+    for (int64_t i = 0; i + 1 < q; ++i) d.tuples *= indices[i];
+    for (int64_t i = d.b; i + 1 < q; ++i) d.tuplesPerBatch *= indices[i];
+    for (int64_t i = d.b + d.k; i < r; ++i) {
         d.slice *= data[i];
-        expected.push_back(data[i]);
+        d.out.push_back(data[i]);
     }
-    if (updates != expected)
+    for (int64_t i = d.b; i < r; ++i) d.batchStride *= data[i];
+    return d;
+}
+
+// The element of data where tuple j's slice starts (ShapeError for an index out of range).
+int64_t tupleStart(const Node& n, const Tensor& indices, const Shape& data, const NdTuples& d, int64_t j) {
+    int64_t at = 0;
+    for (int64_t a = 0; a < d.k; ++a)
+        at = at * data[d.b + a] + checkedIndex(n, indices.getInt(j * d.k + a), data[d.b + a]);
+    return (j / d.tuplesPerBatch) * d.batchStride + at * d.slice;
+}
+
+// ---- ScatterND ----
+
+// Each index tuple's update (indices.shape[:-1] + data.shape[k:]) replaces or reduces the
+// slice of data it selects.
+NdTuples scatterNdTuples(const Node& n, const Shape& data, const Shape& indices, const Shape& updates) {
+    NdTuples d = ndTuples(n, data, indices, 0);
+    if (updates != d.out)
         shapeError(n, "updates {} must have shape {} (indices[:-1] + data[k:])", shapeToString(updates),
-                   shapeToString(expected));
+                   shapeToString(d.out));
     return d;
 }
 
 void inferScatterNd(Graph& g, const Node& n) {
     requireIndices(g, n, 1);
     const auto& x = inputValue(g, n, 0);
-    scatterNdDims(n, x.shape, inputShape(g, n, 1), inputShape(g, n, 2));
+    scatterNdTuples(n, x.shape, inputShape(g, n, 1), inputShape(g, n, 2));
     if (inputValue(g, n, 2).dtype != x.dtype) shapeError(n, "updates and data have different types");
     reductionOf(n);
     setOutput(g, n, 0, x.dtype, x.shape);
@@ -374,7 +405,7 @@ void inferScatterNd(Graph& g, const Node& n) {
 
 void evalScatterNd(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const Shape& x = in[0]->shape();
-    ScatterNdDims d = scatterNdDims(n, x, in[1]->shape(), in[2]->shape());
+    const NdTuples d = scatterNdTuples(n, x, in[1]->shape(), in[2]->shape());
     Reduction r = reductionOf(n);
     out[0] = *in[0];
     visitType(n, in[0]->dtype(), [&](auto zero) {
@@ -385,9 +416,8 @@ void evalScatterNd(const Node& n, std::span<const Tensor* const> in, std::span<T
             T* y = out[0].as<T>();
             const T* u = in[2]->as<T>();
             for (int64_t j = 0; j < d.tuples; ++j) {
-                int64_t prefix = 0;
-                for (int64_t a = 0; a < d.k; ++a) prefix = prefix * x[a] + checkedIndex(n, in[1]->getInt(j * d.k + a), x[a]);
-                for (int64_t e = 0; e < d.slice; ++e) y[prefix * d.slice + e] = reduce(r, y[prefix * d.slice + e], u[j * d.slice + e]);
+                const int64_t start = tupleStart(n, *in[1], x, d, j);
+                for (int64_t e = 0; e < d.slice; ++e) y[start + e] = reduce(r, y[start + e], u[j * d.slice + e]);
             }
         }
     });
@@ -396,7 +426,7 @@ void evalScatterNd(const Node& n, std::span<const Tensor* const> in, std::span<T
 void lowerScatterNd(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     const auto& ind = ctx.value(n.inputs[1]);
-    ScatterNdDims sd = scatterNdDims(n, x.shape, ind.shape, ctx.value(n.inputs[2]).shape);
+    const NdTuples sd = scatterNdTuples(n, x.shape, ind.shape, ctx.value(n.inputs[2]).shape);
     if (sd.k > 6) unsupported(n, "ScatterND with {}-element index tuples (the kernel takes up to 6)", sd.k);
     checkConstantIndices(ctx, n, [&](int64_t j) { return x.shape[j % sd.k]; });
     int64_t count = x.elementCount();
@@ -419,56 +449,20 @@ void lowerScatterNd(LowerContext& ctx, const Node& n) {
 
 // ---- GatherND ----
 
-// data [b batch dims, r - b more], indices [b batch dims, ..., k] (k <= r - b): each index
-// tuple selects the slice data[batch, t0, ..., t(k-1), ...] of data.shape[b + k:]; the output
-// is indices.shape[:-1] + data.shape[b + k:].
-struct GatherNdDims {
-    int64_t b = 0, k = 0, tuples = 1, tuplesPerBatch = 1, slice = 1, batchStride = 1;
-    Shape out;
-};
-
-GatherNdDims gatherNdDims(const Node& n, const Shape& data, const Shape& indices) {
-    if (data.empty() || indices.empty()) shapeError(n, "data and indices must have rank >= 1");
-    GatherNdDims d;
-    d.b = n.attrInt("batch_dims", 0);
-    const auto r = static_cast<int64_t>(data.size()), q = static_cast<int64_t>(indices.size());
-    if (d.b < 0 || d.b >= std::min(r, q)) shapeError(n, "batch_dims {} must be in [0, {})", d.b, std::min(r, q));
-    for (int64_t i = 0; i < d.b; ++i)
-        if (data[i] != indices[i])
-            shapeError(n, "batch dimension {} differs: data {} and indices {}", i, shapeToString(data),
-                       shapeToString(indices));
-    d.k = indices.back();
-    if (d.k < 1 || d.k > r - d.b)
-        shapeError(n, "the indices' last dimension {} must be in [1, {}] (the data's rank after batch_dims)", d.k,
-                   r - d.b);
-    d.out.assign(indices.begin(), indices.end() - 1);
-    for (int64_t i = 0; i + 1 < q; ++i) d.tuples *= indices[i];
-    for (int64_t i = d.b; i + 1 < q; ++i) d.tuplesPerBatch *= indices[i];
-    for (int64_t i = d.b + d.k; i < r; ++i) {
-        d.slice *= data[i];
-        d.out.push_back(data[i]);
-    }
-    for (int64_t i = d.b; i < r; ++i) d.batchStride *= data[i];
-    return d;
-}
-
 void inferGatherNd(Graph& g, const Node& n) {
     requireIndices(g, n, 1);
     const auto& x = inputValue(g, n, 0);
-    setOutput(g, n, 0, x.dtype, gatherNdDims(n, x.shape, inputShape(g, n, 1)).out);
+    setOutput(g, n, 0, x.dtype, ndTuples(n, x.shape, inputShape(g, n, 1), n.attrInt("batch_dims", 0)).out);
 }
 
 void evalGatherNd(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     const Shape& x = in[0]->shape();
-    const GatherNdDims d = gatherNdDims(n, x, in[1]->shape());
+    const NdTuples d = ndTuples(n, x, in[1]->shape(), n.attrInt("batch_dims", 0));
     const size_t es = dataTypeSize(in[0]->dtype());
     const std::byte* src = in[0]->data();
     std::byte* dst = out[0].data();
     for (int64_t j = 0; j < d.tuples; ++j) {
-        int64_t at = 0;
-        for (int64_t a = 0; a < d.k; ++a)
-            at = at * x[d.b + a] + checkedIndex(n, in[1]->getInt(j * d.k + a), x[d.b + a]);
-        const int64_t from = (j / d.tuplesPerBatch) * d.batchStride + at * d.slice;
+        const int64_t from = tupleStart(n, *in[1], x, d, j);
         if (d.slice > 0) std::memcpy(dst + j * d.slice * es, src + from * es, static_cast<size_t>(d.slice) * es);
     }
 }
@@ -476,7 +470,7 @@ void evalGatherNd(const Node& n, std::span<const Tensor* const> in, std::span<Te
 void lowerGatherNd(LowerContext& ctx, const Node& n) {
     const auto& x = ctx.value(n.inputs[0]);
     const auto& ind = ctx.value(n.inputs[1]);
-    const GatherNdDims d = gatherNdDims(n, x.shape, ind.shape);
+    const NdTuples d = ndTuples(n, x.shape, ind.shape, n.attrInt("batch_dims", 0));
     if (d.k > 6) unsupported(n, "GatherND with {}-element index tuples (the kernel takes up to 6)", d.k);
     checkConstantIndices(ctx, n, [&](int64_t j) { return x.shape[d.b + j % d.k]; });
     const int64_t count = elementCount(d.out);

@@ -134,8 +134,8 @@ std::optional<std::vector<float>> columnFactors(const Tensor& scale, size_t rank
 const Tensor* ownConstant(const Graph& g, const graph::Readers& readers, const Node& mm, size_t input) {
     const int v = mm.input(input);
     if (v < 0 || g.isGraphOutput(v) || readers.of(v).size() != 1) return nullptr;
-    const auto& t = g.values[v].constant;
-    return t && t->dtype() == DataType::Float32 ? &*t : nullptr;
+    const Tensor* t = constantInput(g, mm, input);
+    return t && t->dtype() == DataType::Float32 ? t : nullptr;
 }
 
 }  // namespace
