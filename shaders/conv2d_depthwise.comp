@@ -5,6 +5,7 @@
 #include "common.glsl"
 #include "types.glsl"
 #include "conv2d_depthwise.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_depthwise.toml
+#include "conv_store.glsl"
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 1) readonly buffer In { T x[]; };
@@ -41,8 +42,10 @@ void main() {
             }
         }
     }
+    // (Invocations walk the NCHW order, which the loads above want, whichever layout stores.)
+    const uint at = convStoreIndex(b, oc, oy, ox, p.M, p.OH, p.OW, 0u, p.outNhwc != 0u);
 #ifdef RESIDUAL
-    acc += float(res[idx]);
+    acc += float(res[at]);
 #endif
-    y[idx] = T(activateAt(acc, SLOPE_OF(float(bias[p.M + oc]))));
+    y[at] = T(activateAt(acc, SLOPE_OF(float(bias[p.M + oc]))));
 }

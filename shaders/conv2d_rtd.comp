@@ -138,7 +138,7 @@ void main() {
             [[unroll]] for (uint i = 0u; i < 8u; ++i) {
                 const uint m = m0 + (i / 4u) * (BM / 2u) + 4u * ty + i % 4u;
                 if (m < p.M && ox < p.OW && oy < p.OH) {
-                    const uint idx = convOutIndex(b, m, oy, ox, p.M, p.OH, p.OW, SHUFFLE);
+                    const uint idx = convStoreIndex(b, m, oy, ox, p.M, p.OH, p.OW, SHUFFLE, p.outNhwc != 0u);
                     float v = acc[i][h][j] + float(bias[m]);
 #ifdef RESIDUAL
                     v += float(res[idx]);

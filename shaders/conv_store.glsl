@@ -17,3 +17,11 @@ uint convOutIndex(uint b, uint oc, uint oy, uint ox, uint M, uint OH, uint OW, u
     const uint i = ij / r, j = ij % r;
     return ((b * C + c) * (OH * r) + oy * r + i) * (OW * r) + ox * r + j;
 }
+
+// Where a convolution without its own channels-last store code (the depthwise and register-
+// direct kernels) stores output (b, oc, oy, ox): NHWC when `nhwc` (p.outNhwc: the layout
+// planner's choice or a Transpose folded into the store, ops/conv/layout.h; never with a
+// shuffle), else as convOutIndex.
+uint convStoreIndex(uint b, uint oc, uint oy, uint ox, uint M, uint OH, uint OW, uint shuffle, bool nhwc) {
+    return nhwc ? ((b * OH + oy) * OW + ox) * M + oc : convOutIndex(b, oc, oy, ox, M, OH, OW, shuffle);
+}

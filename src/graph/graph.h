@@ -81,7 +81,8 @@ struct Node {
     // end: the input as it is. Set through setInputView.
     std::vector<StridedView> inputViews;
     // MatMul: its output is the product transposed by this permutation (a Transpose after it
-    // folded into the GEMM's stores); empty: the product as it is.
+    // folded into the GEMM's stores); Conv: {0, 2, 3, 1}, its output is [N, OH, OW, M], stored
+    // channels-last; empty: the product as it is.
     std::vector<int64_t> outputPerm;
     // MatMul: its product is multiplied by this (scalar Mul and Div nodes on its operands or
     // its output that passes/fusion.cpp folded into the GEMM's alpha).

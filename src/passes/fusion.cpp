@@ -138,6 +138,22 @@ const Tensor* ownConstant(const Graph& g, const graph::Readers& readers, const N
     return t && t->dtype() == DataType::Float32 ? t : nullptr;
 }
 
+// Offers `rewrite(mulIndex, operand, constant)` each side of each live two-input Mul (no
+// activation) whose other input is a constant, until it returns true (rewritten) for one side.
+template <class Rewrite>
+void forEachMulByConstant(Graph& g, Rewrite rewrite) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& mul = g.nodes[i];
+        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.activation.kind != ActKind::None)
+            continue;
+        for (int side = 0; side < 2; ++side) {
+            const int u = mul.inputs[side], s = mul.inputs[1 - side];
+            if (u < 0 || s < 0 || u == s || !g.values[s].constant) continue;
+            if (rewrite(i, u, s)) break;
+        }
+    }
+}
+
 }  // namespace
 
 // A per-channel scale after a product with constant weights, directly or through the
@@ -149,64 +165,58 @@ const Tensor* ownConstant(const Graph& g, const graph::Readers& readers, const N
 void foldColumnScaleIntoMatMul(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
+    forEachMulByConstant(g, [&](size_t i, int u, int s) {
         Node& mul = g.nodes[i];
-        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.activation.kind != ActKind::None)
-            continue;
-        for (int side = 0; side < 2; ++side) {
-            const int u = mul.inputs[side], s = mul.inputs[1 - side];
-            if (u < 0 || s < 0 || u == s || !g.values[s].constant) continue;
-            if (g.values[mul.outputs[0]].shape != g.values[u].shape) continue;  // the scale must not widen u
-            Node* t = soleProducer(g, readers, u, static_cast<int>(i), {"Transpose"});
-            if (t && hasExtraOutputs(*t)) continue;
-            const int product = t ? t->inputs[0] : u;
-            const int reader = t ? static_cast<int>(t - g.nodes.data()) : static_cast<int>(i);
-            Node* mm = soleProducer(g, readers, product, reader, {"MatMul"});
-            if (!mm || mm->activation.kind != ActKind::None || mm->inputs.size() < 2 || mm->inputs.size() > 3 ||
-                !mm->outputPerm.empty() || !mm->inputView(1).empty() || mm->outputs[0] != product)
-                continue;
-            const Tensor* w = ownConstant(g, readers, *mm, 1);
-            const Tensor* bias = mm->inputs.size() == 3 ? ownConstant(g, readers, *mm, 2) : nullptr;
-            const auto& ys = g.values[product].shape;
-            if (!w || w->shape().size() != 2 || (mm->inputs.size() == 3 && !bias) || ys.size() < 2 ||
-                g.values[product].dtype != DataType::Float32)
-                continue;
-            const int64_t K = w->shape()[0], N = w->shape()[1];
-            if (ys.back() != N || (bias && bias->elementCount() != N)) continue;
-            size_t columnAxis = ys.size() - 1;
-            if (t) {
-                std::vector<int64_t> perm;
-                try {
-                    perm = ops::transposePermutation(*t, ys);
-                } catch (const Error&) {
-                    continue;
-                }
-                const auto at = std::find(perm.begin(), perm.end(), static_cast<int64_t>(ys.size()) - 1);
-                if (perm.size() != ys.size() || at == perm.end()) continue;
-                columnAxis = static_cast<size_t>(at - perm.begin());
+        if (g.values[mul.outputs[0]].shape != g.values[u].shape) return false;  // the scale must not widen u
+        Node* t = soleProducer(g, readers, u, static_cast<int>(i), {"Transpose"});
+        if (t && hasExtraOutputs(*t)) return false;
+        const int product = t ? t->inputs[0] : u;
+        const int reader = t ? static_cast<int>(t - g.nodes.data()) : static_cast<int>(i);
+        Node* mm = soleProducer(g, readers, product, reader, {"MatMul"});
+        if (!mm || mm->activation.kind != ActKind::None || mm->inputs.size() < 2 || mm->inputs.size() > 3 ||
+            !mm->outputPerm.empty() || !mm->inputView(1).empty() || mm->outputs[0] != product)
+            return false;
+        const Tensor* w = ownConstant(g, readers, *mm, 1);
+        const Tensor* bias = mm->inputs.size() == 3 ? ownConstant(g, readers, *mm, 2) : nullptr;
+        const auto& ys = g.values[product].shape;
+        if (!w || w->shape().size() != 2 || (mm->inputs.size() == 3 && !bias) || ys.size() < 2 ||
+            g.values[product].dtype != DataType::Float32)
+            return false;
+        const int64_t K = w->shape()[0], N = w->shape()[1];
+        if (ys.back() != N || (bias && bias->elementCount() != N)) return false;
+        size_t columnAxis = ys.size() - 1;
+        if (t) {
+            std::vector<int64_t> perm;
+            try {
+                perm = ops::transposePermutation(*t, ys);
+            } catch (const Error&) {
+                return false;
             }
-            const auto f = columnFactors(*g.values[s].constant, ys.size(), columnAxis, N);
-            if (!f) continue;
-            // (Copies first: adding a constant moves g.values, which w and bias point into.)
-            Tensor nw = *w;
-            for (int64_t k = 0; k < K; ++k)
-                for (int64_t n = 0; n < N; ++n) nw.as<float>()[k * N + n] *= (*f)[static_cast<size_t>(n)];
-            std::optional<Tensor> nb;
-            if (bias) {
-                nb = *bias;
-                for (int64_t n = 0; n < N; ++n) nb->as<float>()[n] *= (*f)[static_cast<size_t>(n)];
-            }
-            const int mmIndex = static_cast<int>(mm - g.nodes.data());
-            mm->inputs[1] = g.addConstant(g.values[mm->inputs[1]].name + "_column_scaled", std::move(nw));
-            readers.add(mm->inputs[1], mmIndex);
-            if (nb) {
-                mm->inputs[2] = g.addConstant(g.values[mm->inputs[2]].name + "_column_scaled", std::move(*nb));
-                readers.add(mm->inputs[2], mmIndex);
-            }
-            absorb(g, t ? *t : *mm, mul);
-            break;
+            const auto at = std::find(perm.begin(), perm.end(), static_cast<int64_t>(ys.size()) - 1);
+            if (perm.size() != ys.size() || at == perm.end()) return false;
+            columnAxis = static_cast<size_t>(at - perm.begin());
         }
-    }
+        const auto f = columnFactors(*g.values[s].constant, ys.size(), columnAxis, N);
+        if (!f) return false;
+        // (Copies first: adding a constant moves g.values, which w and bias point into.)
+        Tensor nw = *w;
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t n = 0; n < N; ++n) nw.as<float>()[k * N + n] *= (*f)[static_cast<size_t>(n)];
+        std::optional<Tensor> nb;
+        if (bias) {
+            nb = *bias;
+            for (int64_t n = 0; n < N; ++n) nb->as<float>()[n] *= (*f)[static_cast<size_t>(n)];
+        }
+        const int mmIndex = static_cast<int>(mm - g.nodes.data());
+        mm->inputs[1] = g.addConstant(g.values[mm->inputs[1]].name + "_column_scaled", std::move(nw));
+        readers.add(mm->inputs[1], mmIndex);
+        if (nb) {
+            mm->inputs[2] = g.addConstant(g.values[mm->inputs[2]].name + "_column_scaled", std::move(*nb));
+            readers.add(mm->inputs[2], mmIndex);
+        }
+        absorb(g, t ? *t : *mm, mul);
+        return true;
+    });
 }
 
 void foldBatchNorm(Graph& g) {
@@ -484,49 +494,44 @@ void foldScalesIntoMatMul(Graph& g) {
 void moveBatchScaleToOperand(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        Node& mul = g.nodes[i];
-        if (mul.removed || mul.opType != "Mul" || mul.inputs.size() != 2 || mul.activation.kind != ActKind::None)
-            continue;
-        for (int side = 0; side < 2; ++side) {
-            const int y = mul.inputs[side], s = mul.inputs[1 - side];
-            if (y < 0 || s < 0 || y == s || !g.values[s].constant || g.values[s].dtype != DataType::Float32) continue;
-            Node* mm = soleProducer(g, readers, y, static_cast<int>(i), {"MatMul"});
-            if (!mm || mm->inputs.size() != 2 || mm->activation.kind != ActKind::None || !mm->outputPerm.empty() ||
-                !mm->inputView(0).empty() || !mm->inputView(1).empty() || mm->outputs[0] != y)
-                continue;
-            const graph::Shape& ys = g.values[y].shape;
-            const graph::Shape& ss = g.values[s].shape;
-            const int a = mm->inputs[0];
-            const graph::Shape as = g.values[a].shape;  // a copy: adding a value moves g.values
-            if (ys.size() < 3 || ss.size() > ys.size() || as.size() != ys.size() ||
-                g.values[mul.outputs[0]].shape != ys || elementCount(as) > elementCount(ys))
-                continue;
-            bool perBatch = true;
-            for (size_t d = 0; d < ss.size(); ++d) {
-                const size_t axis = ys.size() - ss.size() + d;
-                const bool rowOrColumn = axis + 2 >= ys.size();
-                perBatch = perBatch && (rowOrColumn ? ss[d] == 1 : (ss[d] == 1 || ss[d] == as[axis]));
-            }
-            if (!perBatch) continue;
-            const int scaled = g.addIntermediate(g.values[a].name + "_batch_scaled", DataType::Float32, as);
-            Node scale;
-            scale.name = mul.name;
-            scale.opType = "Mul";
-            scale.inputs = {a, s};
-            scale.outputs = {scaled};
-            // (appendFused moves g.nodes: the indices stay.)
-            const int mmIndex = static_cast<int>(mm - g.nodes.data());
-            const int scaleIndex = appendFused(g, std::move(scale));
-            Node& product = g.nodes[static_cast<size_t>(mmIndex)];
-            product.inputs[0] = scaled;
-            readers.add(scaled, mmIndex);
-            readers.add(a, scaleIndex);
-            readers.add(s, scaleIndex);
-            absorb(g, product, g.nodes[i]);
-            break;
+    forEachMulByConstant(g, [&](size_t i, int y, int s) {
+        const Node& mul = g.nodes[i];  // (until appendFused below moves g.nodes)
+        if (g.values[s].dtype != DataType::Float32) return false;
+        Node* mm = soleProducer(g, readers, y, static_cast<int>(i), {"MatMul"});
+        if (!mm || mm->inputs.size() != 2 || mm->activation.kind != ActKind::None || !mm->outputPerm.empty() ||
+            !mm->inputView(0).empty() || !mm->inputView(1).empty() || mm->outputs[0] != y)
+            return false;
+        const graph::Shape& ys = g.values[y].shape;
+        const graph::Shape& ss = g.values[s].shape;
+        const int a = mm->inputs[0];
+        const graph::Shape as = g.values[a].shape;  // a copy: adding a value moves g.values
+        if (ys.size() < 3 || ss.size() > ys.size() || as.size() != ys.size() ||
+            g.values[mul.outputs[0]].shape != ys || elementCount(as) > elementCount(ys))
+            return false;
+        bool perBatch = true;
+        for (size_t d = 0; d < ss.size(); ++d) {
+            const size_t axis = ys.size() - ss.size() + d;
+            const bool rowOrColumn = axis + 2 >= ys.size();
+            perBatch = perBatch && (rowOrColumn ? ss[d] == 1 : (ss[d] == 1 || ss[d] == as[axis]));
         }
-    }
+        if (!perBatch) return false;
+        const int scaled = g.addIntermediate(g.values[a].name + "_batch_scaled", DataType::Float32, as);
+        Node scale;
+        scale.name = mul.name;
+        scale.opType = "Mul";
+        scale.inputs = {a, s};
+        scale.outputs = {scaled};
+        // (appendFused moves g.nodes: the indices stay.)
+        const int mmIndex = static_cast<int>(mm - g.nodes.data());
+        const int scaleIndex = appendFused(g, std::move(scale));
+        Node& product = g.nodes[static_cast<size_t>(mmIndex)];
+        product.inputs[0] = scaled;
+        readers.add(scaled, mmIndex);
+        readers.add(a, scaleIndex);
+        readers.add(s, scaleIndex);
+        absorb(g, product, g.nodes[i]);
+        return true;
+    });
 }
 
 // Slice / Reshape / Transpose chains -> MatMul (attention's q, k^T, v: a slice of the fused
@@ -603,6 +608,37 @@ void foldTransposesIntoMatMulOutput(Graph& g) {
         }
         mm.outputPerm = trial.outputPerm;
         absorb(g, mm, t);
+    }
+}
+
+// Conv -> Transpose(0, 2, 3, 1) (ConvNeXt's depthwise conv, Swin's patch embedding, each
+// before a LayerNorm over the channels): the conv stores channels-last (Node::outputPerm,
+// every conv kernel's NHWC store) and the copy goes. Last among the conv fusions: a
+// BatchNormalization, residual or activation after the Transpose would see the channels last,
+// not where those folds expect them. Not with a fused residual or DepthToSpace, which the conv
+// reads or stores in its own layout.
+void foldTransposesIntoConvOutput(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    const std::vector<int64_t> toChannelsLast{0, 2, 3, 1};
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        Node& conv = g.nodes[i];
+        if (conv.removed || conv.opType != "Conv" || conv.inputs.empty() || conv.input(3) >= 0 ||
+            conv.depthToSpace != 0 || !conv.outputPerm.empty() || hasExtraOutputs(conv))
+            continue;
+        const int y = conv.outputs.empty() ? -1 : conv.outputs[0];
+        if (y < 0 || g.isGraphOutput(y) || g.values[y].shape.size() != 4) continue;
+        const auto users = readers.of(y);
+        if (users.size() != 1 || g.nodes[users[0]].opType != "Transpose") continue;
+        Node& t = g.nodes[users[0]];
+        if (t.removed || t.inputs.empty() || t.inputs[0] != y || hasExtraOutputs(t)) continue;
+        try {
+            if (ops::transposePermutation(t, g.values[y].shape) != toChannelsLast) continue;
+        } catch (const Error&) {
+            continue;
+        }
+        conv.outputPerm = toChannelsLast;
+        absorb(g, conv, t);
     }
 }
 
@@ -701,6 +737,7 @@ void runFusions(Graph& g) {
     foldViewsIntoConcat(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
+    foldTransposesIntoConvOutput(g);
     removeDeadNodes(g);
     sortTopologically(g);  // a fused residual may come from a node listed after its reader
 }

@@ -12,6 +12,7 @@
 //   foldViewsIntoMatMul: Slice/Reshape/Transpose chain -> MatMul  =>  MatMul reading the chain's
 //                      source through one strided window (offset and strides)
 //   foldTransposesIntoMatMulOutput: MatMul -> Transpose  =>  MatMul storing its output transposed
+//   foldTransposesIntoConvOutput: Conv -> Transpose(0, 2, 3, 1)  =>  Conv storing channels-last
 //   foldColumnScaleIntoMatMul: MatMul (constant B) -> [Transpose] -> Mul by a per-channel
 //                      constant (a layer scale)  =>  B's columns and the bias scaled, no Mul
 //   foldViewsIntoConcat (concat_views.h): Slice/Reshape/Transpose chains -> Concat  =>  Concat

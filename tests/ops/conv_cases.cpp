@@ -26,7 +26,8 @@ OnnxBuilder convModel(const ConvCase& c) {
         b.initializer("b", rnd({c.m}, c.what + "b"));
         ins.push_back("b");
     }
-    std::string out = c.residual || c.relu ? "c" : "y";
+    const std::string last = c.toChannelsLast ? "nchw" : "y";
+    std::string out = c.residual || c.relu ? "c" : last;
     auto& n = b.node("Conv", ins, {out}, "conv");
     int64_t pad = c.pad < 0 ? c.k / 2 : c.pad;
     attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
@@ -35,11 +36,12 @@ OnnxBuilder convModel(const ConvCase& c) {
     if (c.residual) {
         int64_t oh = (c.x[2] + 2 * pad - c.k) / c.stride + 1, ow = (c.x[3] + 2 * pad - c.k) / c.stride + 1;
         b.input("r", {c.x[0], c.m, oh, ow});
-        b.node("Add", {"c", "r"}, {c.relu ? "s" : "y"});
-        if (c.relu) b.node("Relu", {"s"}, {"y"});
+        b.node("Add", {"c", "r"}, {c.relu ? "s" : last});
+        if (c.relu) b.node("Relu", {"s"}, {last});
     } else if (c.relu) {
-        b.node("Relu", {"c"}, {"y"});
+        b.node("Relu", {"c"}, {last});
     }
+    if (c.toChannelsLast) attr(b.node("Transpose", {"nchw"}, {"y"}), "perm", std::vector<int64_t>{0, 2, 3, 1});
     return b;
 }
 
@@ -104,6 +106,17 @@ void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTenso
     o.kernels.convTiles = ConvTiles::Large;
     o.kernels.emulateCooperativeMatrix = emulateCooperativeMatrix;
     o.kernels.directConv = direct;
+    expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+}
+
+void expectConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
+                                Precision precision, bool tensorCores, DirectConv direct, bool smallGrid) {
+    SessionOptions o;
+    o.precision = precision;
+    o.kernels.convTiles = ConvTiles::Large;
+    o.kernels.emulateCooperativeMatrix = tensorCores;
+    o.kernels.directConv = direct;
+    o.kernels.smallGridConv = smallGrid ? SmallGridConv::FewTiles : SmallGridConv::Off;
     expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
 }
 

@@ -28,6 +28,7 @@ struct ConvCase {
     Shape x;                                        // N, C, H, W
     int64_t m, k, stride = 1, group = 1, pad = -1;  // pad -1: k / 2
     bool bias = true, residual = false, relu = false;
+    bool toChannelsLast = false;  // a Transpose(0, 2, 3, 1) last (ConvNeXt, Swin's patch embedding)
 };
 
 OnnxBuilder convModel(const ConvCase& c);
@@ -71,6 +72,11 @@ void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTenso
 // so that maps narrower than a fragment stay on the tensor cores too).
 void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
                                      const std::string& what, DirectConv direct = DirectConv::Auto);
+// One run with the GPU kernels forced on any device: the tiles (conv2d_small off, so that small
+// maps reach the tiles and tensor cores), or conv2d_small where `smallGrid` lets it take the
+// layer; the tensor cores emulated if asked.
+void expectConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
+                                Precision precision, bool tensorCores, DirectConv direct, bool smallGrid);
 // Whether a tensor-core conv among `kernels` reads its input channels-last.
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
 

@@ -84,19 +84,6 @@ TEST(ConvEpilogueActivation, FusesIntoTheConv) {
     }
 }
 
-// One run with the GPU kernels forced on any device: the tiles (conv2d_small off, so that these
-// small maps reach the tiles and tensor cores), or conv2d_small where it takes the layer.
-void expectFamily(const OnnxBuilder& b, const std::vector<NamedTensor>& in, const std::string& what,
-                  Precision precision, bool tensorCores, DirectConv direct, bool smallGrid) {
-    SessionOptions o;
-    o.precision = precision;
-    o.kernels.convTiles = ConvTiles::Large;
-    o.kernels.emulateCooperativeMatrix = tensorCores;
-    o.kernels.directConv = direct;
-    o.kernels.smallGridConv = smallGrid ? SmallGridConv::FewTiles : SmallGridConv::Off;
-    expectGpuMatchesCpuWith(b, in, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
-}
-
 TEST(ConvEpilogueActivation, EveryKernelFamilyMatchesTheCpu) {
     VKINFER_REQUIRE_GPU();
     const Precision f32 = Precision::Float32, f16 = Precision::Float16;
@@ -106,11 +93,11 @@ TEST(ConvEpilogueActivation, EveryKernelFamilyMatchesTheCpu) {
         const auto in = inputsFor(c);
         expectGpuMatchesCpu(b, in, c.what + " (portable)");
         expectGpuMatchesCpu(b, in, c.what + " (portable) fp16", coopmatTolerance(), f16);
-        expectFamily(b, in, c.what + " (conv2d_small)", f32, false, DirectConv::Off, true);
-        expectFamily(b, in, c.what + " (GPU tiles)", f32, false, DirectConv::Off, false);
-        expectFamily(b, in, c.what + " (direct GPU tiles)", f32, false, DirectConv::Always, false);
-        expectFamily(b, in, c.what + " (tensor cores)", f16, true, DirectConv::Off, false);
-        expectFamily(b, in, c.what + " (direct tensor cores)", f16, true, DirectConv::Always, false);
+        expectConvFamilyMatchesCpu(b, in, c.what + " (conv2d_small)", f32, false, DirectConv::Off, true);
+        expectConvFamilyMatchesCpu(b, in, c.what + " (GPU tiles)", f32, false, DirectConv::Off, false);
+        expectConvFamilyMatchesCpu(b, in, c.what + " (direct GPU tiles)", f32, false, DirectConv::Always, false);
+        expectConvFamilyMatchesCpu(b, in, c.what + " (tensor cores)", f16, true, DirectConv::Off, false);
+        expectConvFamilyMatchesCpu(b, in, c.what + " (direct tensor cores)", f16, true, DirectConv::Always, false);
     }
 }
 

@@ -30,8 +30,16 @@ size_t flipOneByte(uint8_t* data, size_t size, size_t) {
     return size;
 }
 
+// fuzz_onnx's 1 MiB folding budget for one test (mutants may fold big constants), the default
+// back after it: the tests of the folding limits that run after it in one process
+// (PlanLimits.*) read it.
+struct FuzzFoldBudget {
+    FuzzFoldBudget() { passes::setMinFoldBudgetForTesting(int64_t{1} << 20); }
+    ~FuzzFoldBudget() { passes::setMinFoldBudgetForTesting(0); }
+};
+
 TEST(OnnxMutator, MutantsStillPlanAndFailCleanly) {
-    passes::setMinFoldBudgetForTesting(int64_t{1} << 20);  // as fuzz_onnx: mutants may fold big constants
+    const FuzzFoldBudget budget;
     const std::vector<std::string> seeds = {"espcn_x2.onnx", "pytorch_test_Conv2d.onnx", "pytorch_test_Embedding.onnx",
                                             "pytorch_test_Softmax.onnx", "test_add_bcast.onnx"};
     constexpr int kMutants = 3000;
@@ -74,7 +82,7 @@ TEST(OnnxMutator, MutantsStillPlanAndFailCleanly) {
 // sanitizers, scripts/sanitize-and-fuzz.sh, this also catches the undefined behaviour
 // they once hit.)
 TEST(FuzzFindings, CrashInputsEndInCleanErrors) {
-    passes::setMinFoldBudgetForTesting(int64_t{1} << 20);
+    const FuzzFoldBudget budget;
     const std::vector<std::pair<std::string, std::string>> named = {
         {"crash-concat-of-scalars.onnx", "needs an input of rank 1 or more, got a scalar"},
         {"crash-clip-bound-of-higher-rank.onnx", "more dimensions than the input"},

@@ -6,6 +6,7 @@
 #include "ops/activation.h"
 #include "ops/cpu_copy.h"
 #include "ops/conv/depthwise.h"
+#include "ops/conv/layout.h"
 #include "ops/conv/select.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
@@ -20,12 +21,23 @@ Shape outputShape(const ConvGeom& g, bool oneD) {
     return oneD ? Shape{g.N, g.M, g.OW} : Shape{g.N, g.M, g.OH, g.OW};
 }
 
+// Where output (b, oc, oy, ox) lies: NCHW, or NHWC where a Transpose folded into the conv's
+// store (passes::foldTransposesIntoConvOutput).
+int64_t outputIndex(const Node& n, const ConvGeom& g, int64_t b, int64_t oc, int64_t oy, int64_t ox) {
+    return n.outputPerm.empty() ? ((b * g.M + oc) * g.OH + oy) * g.OW + ox : ((b * g.OH + oy) * g.OW + ox) * g.M + oc;
+}
+
 void inferConv(Graph& g, const Node& n) {
     requireFloat(g, n, 0);
     const Shape& x = inputShape(g, n, 0);
     ConvGeom cg = convGeometry(n, x, inputShape(g, n, 1));
     if (n.input(2) >= 0 && inputValue(g, n, 2).elementCount() != cg.M)
         shapeError(n, "bias has {} elements for {} output channels", inputValue(g, n, 2).elementCount(), cg.M);
+    if (!n.outputPerm.empty()) {
+        if (x.size() != 4) shapeError(n, "a channels-last store needs a 2-D convolution");
+        setOutput(g, n, 0, DataType::Float32, Shape{cg.N, cg.OH, cg.OW, cg.M});
+        return;
+    }
     setOutput(g, n, 0, DataType::Float32, outputShape(cg, x.size() == 3));
 }
 
@@ -55,7 +67,7 @@ void evalConv(const Node& n, std::span<const Tensor* const> in, std::span<Tensor
                                        w[((oc * Cg + ci) * g.KH + ky) * g.KW + kx];
                             }
                         }
-                    int64_t idx = ((bt * g.M + oc) * g.OH + oy) * g.OW + ox;
+                    const int64_t idx = outputIndex(n, g, bt, oc, oy, ox);
                     if (r) acc += r[idx];
                     y[idx] = applyActivation(n.activation, static_cast<float>(acc), oc);
                 }
@@ -93,7 +105,7 @@ void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     problem.shuffle = depthToSpaceShuffle(n);
     problem.siblings = siblings;
     problem.inNhwc = ctx.channelsLast(n.inputs[0]);
-    problem.outNhwc = ctx.channelsLast(n.outputs[0]);
+    problem.outNhwc = storesChannelsLast(ctx, n);
     const ConvChoice choice = selectConv(problem, ctx.target());
     // A fused DepthToSpace (passes/fusion.cpp) that the kernel does not store itself: the
     // conv writes its own layout to a scratch tensor that a copy then shuffles.

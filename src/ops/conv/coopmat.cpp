@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/conv/layout.h"
 #include "ops/conv/split_k_reduce.h"
 #include "ops/node_checks.h"
 #include "ops/split_k.h"
@@ -99,7 +100,7 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const
     const int64_t mTiles = Mpad / tile.bm, zTiles = g.groups * mTiles;
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
 
-    const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
+    const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = storesChannelsLast(ctx, n);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_cm_weights", packCoopmatWeights(w, g, tile.bm, inNhwc));
     const int kTable =

@@ -1,6 +1,7 @@
 #include "ops/conv/coopmat_direct.h"
 
 #include "kernels/families/conv2d_cmd.h"
+#include "ops/conv/layout.h"
 #include "ops/node_checks.h"
 
 namespace vkinfer::ops {
@@ -99,7 +100,7 @@ Tensor packCoopmatDirectWeights(const Tensor& w, const ConvGeom& g, const Coopma
 
 void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const CoopmatDirectConvTile& t, int bias,
                             int residual) {
-    const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = ctx.channelsLast(n.outputs[0]);
+    const bool inNhwc = ctx.channelsLast(n.inputs[0]), outNhwc = storesChannelsLast(ctx, n);
     const int64_t Mpad = roundUp(g.M, t.bm);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_cmd_weights", packCoopmatDirectWeights(w, g, t));

@@ -1,6 +1,7 @@
 #include "ops/conv/depthwise.h"
 
 #include "kernels/families/conv2d_depthwise.h"
+#include "ops/conv/layout.h"
 #include "ops/emit.h"
 
 namespace vkinfer::ops {
@@ -13,6 +14,7 @@ void lowerDepthwiseConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int
     setActivation(d, n.activation);
     k::Push p{};
     setConvGeometry(p, g);
+    p.outNhwc = storesChannelsLast(ctx, n) ? 1u : 0u;
     d.setPush(p);
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias)};
     if (residual >= 0) d.bindings.push_back(readOf(residual));

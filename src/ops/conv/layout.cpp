@@ -44,6 +44,10 @@ bool poolsChannelsLast(const LowerContext& ctx, const Node& n) {
 
 }  // namespace
 
+bool storesChannelsLast(const LowerContext& ctx, const Node& n) {
+    return !n.outputPerm.empty() || ctx.channelsLast(n.outputs[0]);
+}
+
 std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<int>& aliasParent) {
     const graph::Graph& g = ctx.graph();
     const size_t nv = g.values.size();
@@ -54,8 +58,10 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
         if (n.removed) continue;
         const std::optional<ConvKernel> kernel = convKernelOf(ctx, n, static_cast<int>(i));
         coopmat[i] = kernel && readsChannelsLast(*kernel);
-        // (A shuffled output is stored NCHW.)
-        writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.inputs[0]).dtype) && n.depthToSpace == 0;
+        // (A shuffled output is stored NCHW; one stored through a folded Transpose is [N, H, W, C],
+        // already channels-last.)
+        writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.inputs[0]).dtype) && n.depthToSpace == 0 &&
+                        n.outputPerm.empty();
         for (int in : n.inputs)
             if (in >= 0) consumers[in].push_back(static_cast<int>(i));
     }

@@ -16,6 +16,11 @@
 
 namespace vkinfer::ops {
 
+// Whether Conv `n` stores its output NHWC: the planned layout (below), or a Transpose folded
+// into its store (Node::outputPerm, passes::foldTransposesIntoConvOutput). Every conv kernel
+// reads this, never the layout alone.
+bool storesChannelsLast(const LowerContext& ctx, const graph::Node& n);
+
 // Per value: 1 where it is stored channels-last. `aliasParent` as LowerContext::setAliases.
 std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<int>& aliasParent);
 

@@ -1,5 +1,6 @@
 #include "ops/conv/portable.h"
 
+#include "ops/conv/layout.h"
 #include "ops/conv/split_k_reduce.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
@@ -37,7 +38,7 @@ void lowerPortableConv(LowerContext& ctx, const Node& n, const ConvGeom& g, cons
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, g.Mg());
     // The tiled kernel can write channels-last for a tensor-core conv that reads it
     // (ops/conv/layout.h).
-    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    const bool outNhwc = storesChannelsLast(ctx, n);
     const int64_t pixels = g.pixels();
     const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
     int partial = -1;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/conv/layout.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 
@@ -80,7 +81,7 @@ void lowerRegisterDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g
     d.groups = {ceilDiv(g.OW, kRegisterDirectCols), ceilDiv(g.OH, kRegisterDirectRows),
                 static_cast<uint32_t>(g.N * (Mpad / t.bm))};
     d.setPush(k::Push{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad), u32(g.padT),
-                      u32(g.padL), u32(t.chunks)});
+                      u32(g.padL), u32(t.chunks), storesChannelsLast(ctx, n) ? 1u : 0u});
     d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(packedW), readOf(bias)};
     if (residual >= 0) d.bindings.push_back(readOf(residual));
 }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ops/conv/layout.h"
 #include "ops/conv/split_k_reduce.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
@@ -90,7 +91,7 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     const int64_t zTiles = g.groups * (Mpad / tile.bm);
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
 
-    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    const bool outNhwc = storesChannelsLast(ctx, n);
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_rt_weights", packRegisterTiledWeights(w, g, tile.bm));
     const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g, Kpad));

@@ -1,5 +1,6 @@
 #include "ops/conv/small_grid.h"
 
+#include "ops/conv/layout.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 
@@ -64,7 +65,7 @@ void lowerSmallGridConv(LowerContext& ctx, const graph::Node& n, const ConvGeom&
     const int64_t zBlocks = g.groups * divUp(g.Mg(), kSmallConvChannels);
     if (pixelTiles > 65535 || zBlocks > 65535)
         unsupported(n, "{} pixels x {} channel blocks exceed the workgroup grid", g.pixels(), zBlocks);
-    const bool outNhwc = ctx.channelsLast(n.outputs[0]);
+    const bool outNhwc = storesChannelsLast(ctx, n);
     const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
     Dispatch& d = ctx.emit(typedKernel(n, k::variant(epilogue, type), "conv2d_small", type));
     d.localSize = {static_cast<uint32_t>(kInvocations), 1, 1};
