@@ -120,6 +120,19 @@ void expectConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTen
     expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
 }
 
+void expectEveryConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& in,
+                                     const std::string& what) {
+    const Precision f32 = Precision::Float32, f16 = Precision::Float16;
+    expectGpuMatchesCpu(b, in, what + " (portable)");
+    expectGpuMatchesCpu(b, in, what + " (portable) fp16", coopmatTolerance(), f16);
+    expectConvFamilyMatchesCpu(b, in, what + " (conv2d_small)", f32, false, DirectConv::Off, true);
+    expectConvFamilyMatchesCpu(b, in, what + " (GPU tiles)", f32, false, DirectConv::Off, false);
+    expectConvFamilyMatchesCpu(b, in, what + " (direct GPU tiles)", f32, false, DirectConv::Always, false);
+    expectConvFamilyMatchesCpu(b, in, what + " (tiles) fp16", f16, false, DirectConv::Off, false);
+    expectConvFamilyMatchesCpu(b, in, what + " (tensor cores)", f16, true, DirectConv::Off, false);
+    expectConvFamilyMatchesCpu(b, in, what + " (direct tensor cores)", f16, true, DirectConv::Always, false);
+}
+
 void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
                                      const std::string& what, DirectConv direct) {
     SessionOptions o;

@@ -77,6 +77,11 @@ void expectEmulatedAndNativeMatchCpu(const OnnxBuilder& b, const std::vector<Nam
 // layer; the tensor cores emulated if asked.
 void expectConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
                                 Precision precision, bool tensorCores, DirectConv direct, bool smallGrid);
+// The model on every kernel family in turn (portable in float32 and float16, conv2d_small, the
+// GPU tiles, the direct GPU tiles, the float16 tiles, the tensor cores emulated, gathering and
+// direct), each against the CPU reference.
+void expectEveryConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs,
+                                     const std::string& what);
 // Whether a tensor-core conv among `kernels` reads its input channels-last.
 bool hasChannelsLastTensorCoreConv(const std::vector<std::string>& kernels);
 

@@ -46,19 +46,10 @@ TEST(ConvChannelsLastStore, TheTransposeLeavesThePlan) {
 
 TEST(ConvChannelsLastStore, EveryKernelFamilyMatchesTheCpu) {
     VKINFER_REQUIRE_GPU();
-    const Precision f32 = Precision::Float32, f16 = Precision::Float16;
     for (const ConvCase& c : storeCases()) {
         SCOPED_TRACE(c.what);
         const OnnxBuilder b = convModel(c);
-        const auto in = inputsOf(c, b);
-        expectGpuMatchesCpu(b, in, c.what + " (portable)");
-        expectGpuMatchesCpu(b, in, c.what + " (portable) fp16", coopmatTolerance(), f16);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (conv2d_small)", f32, false, DirectConv::Off, true);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (GPU tiles)", f32, false, DirectConv::Off, false);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (direct GPU tiles)", f32, false, DirectConv::Always, false);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (tiles) fp16", f16, false, DirectConv::Off, false);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (tensor cores)", f16, true, DirectConv::Off, false);
-        expectConvFamilyMatchesCpu(b, in, c.what + " (direct tensor cores)", f16, true, DirectConv::Always, false);
+        expectEveryConvFamilyMatchesCpu(b, inputsOf(c, b), c.what);
     }
 }
 
