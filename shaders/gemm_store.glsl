@@ -5,13 +5,9 @@
 // Bindings: 0 the output y (T), 1 A and 2 B (declared by the kernel), then C (HAS_C), the
 // residual (HAS_R), and with SPLITK the float32 partial sums and the tile tickets.
 //
-// SPLITK in one dispatch: grid z = split * batches + batch, split s reduces k in
-// [s * kChunk, (s + 1) * kChunk) and stores its tile's partial sums part[s][batch][m][n]; then
-// each workgroup takes a ticket for its tile (an atomic counter per tile, which the engine
-// zeroes at the start of every run: plan::AllocKind::Tickets), and the one that takes the last
-// adds the tile's splits in split order (deterministic: the same sums as a separate reduce)
-// and stores them through the epilogue. The partial sums are `coherent` and fenced before the
-// ticket: the last workgroup reads what the others wrote in this dispatch.
+// SPLITK: grid z = split * batches + batch, split s reduces k in [s * kChunk, (s + 1) * kChunk)
+// and stores its tile's partial sums part[s][batch][m][n], the last split of a tile adds them
+// (split_tickets.glsl).
 
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 #ifdef HAS_C
@@ -44,25 +40,16 @@ void storeProduct(uint bt, uint m, uint n, float acc) {
 
 #ifdef SPLITK
 layout(std430, binding = GEMM_AFTER_R) coherent buffer Partial { float part[]; };
-layout(std430, binding = GEMM_AFTER_R + 1) coherent buffer Tickets { uint tickets[]; };
-
-shared bool gemmLastSplit;
+#define TICKETS_BINDING (GEMM_AFTER_R + 1)
+#include "split_tickets.glsl"
 
 uint partIndex(uint split, uint bt, uint m, uint n) { return ((split * p.batches + bt) * p.M + m) * p.N + n; }
 
-// After every invocation stored its partial sums: whether this workgroup is the tile's last
+// After every invocation stored its partial sums: whether this workgroup is its tile's last
 // split to finish (uniform over the workgroup).
 bool lastSplitOfTile(uint bt, uint tid) {
-    memoryBarrierBuffer();
-    barrier();
-    if (tid == 0u) {
-        const uint splits = (p.K + p.kChunk - 1u) / p.kChunk;
-        const uint tile = (bt * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-        gemmLastSplit = atomicAdd(tickets[tile], 1u) == splits - 1u;
-    }
-    barrier();
-    memoryBarrierBuffer();
-    return gemmLastSplit;
+    const uint tile = (bt * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    return lastSplitToFinish(tile, (p.K + p.kChunk - 1u) / p.kChunk, tid);
 }
 
 // The last split's work: the tile [m0, m0 + rows) x [n0, n0 + cols), invocation tid of
