@@ -8,9 +8,10 @@
 // Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL, and the
 // element type T_F32 or T_F16 (types.glsl: tensors, weights and bias of type T; arithmetic and
 // the shared tiles in float).
-// SPLITK: the reduction split across workgroups, in one dispatch (conv_split.glsl). For layers
-// with few output tiles (7x7 maps, many channels), which would otherwise leave most of a GPU
-// idle.
+// SPLITK: split s reduces only k in [s * kChunk, (s + 1) * kChunk) and stores its float
+// partial sums as part[s][oc][n] (no bias, residual or activation); conv_splitk_reduce.comp
+// adds the splits in order. For layers with few output tiles (7x7 maps, many channels),
+// which would otherwise leave most of a GPU idle.
 #include "common.glsl"
 #include "types.glsl"
 #include "conv2d.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d.toml
@@ -21,7 +22,11 @@
 #error the workgroup size must be a multiple of the tile width BN
 #endif
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Weight { T w[]; };
 layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
@@ -32,7 +37,6 @@ layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
 layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 #endif
-#include "conv_split.glsl"  // SPLITK: partial sums, tickets, finishConvTile
 
 
 shared float As[BK][BM];
@@ -112,7 +116,7 @@ void main() {
             uint n = n0 + tx + j * WN;
             if (n >= NP) continue;
 #ifdef SPLITK
-            part[convPartIndex(split, oc, n, NP)] = acc[i][j];
+            part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = acc[i][j];
 #else
             uint ox = n % p.OW, t = n / p.OW;
             uint oy = t % p.OH, b = t / p.OH;
@@ -125,7 +129,4 @@ void main() {
 #endif
         }
     }
-#ifdef SPLITK
-    finishConvTile(gz, g, Mg, m0, BM, n0, BN, NP, tid, WM * WN);
-#endif
 }

@@ -8,7 +8,8 @@
 // through shared memory, then every warp multiplies its fragments.
 // The epilogue stages one accumulator at a time in shared memory and adds bias, residual and
 // activation per element before the float16 store (cooperative matrices have no per-element
-// functions). SPLITK: as conv2d.comp, in one dispatch (conv_split.glsl).
+// functions). SPLITK: as conv2d.comp, float partial sums part[s][oc][n] for
+// conv_splitk_reduce.comp.
 // Channels-last (NHWC) activations, chosen by the planner between cooperative-matrix convs
 // (ops/conv/layout.h): with IN_NHWC the input is [N][H][W][C] and the reduction runs
 // k = (ky, kx, ci), so each invocation loads 8 consecutive channels as one 16-byte word
@@ -45,7 +46,11 @@
 #error tile shape and warp grid do not fit
 #endif
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
 layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer In { float16_t x[]; };
 layout(std430, binding = 1) readonly buffer In8 { uvec4 xq[]; };  // IN_NHWC: 8 channels a word
 layout(std430, binding = 2) readonly buffer Weight { uvec4 wq[]; };  // [groups][Mpad][Kpad] halves
@@ -54,7 +59,6 @@ layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
 layout(std430, binding = 5) readonly buffer Residual { float16_t res[]; };
 #endif
-#include "conv_split.glsl"  // SPLITK: partial sums, tickets, finishConvTile
 
 
 #ifdef IN_NHWC
@@ -298,7 +302,7 @@ void main() {
                 uint oc = g * Mg + m;
                 float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + c];
 #ifdef SPLITK
-                part[convPartIndex(split, oc, n, NP)] = v;
+                part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = v;
 #else
                 uint b = n / OHW, pix = n % OHW;
                 // (Without a shuffle the index stays pixel-linear: the row and column of pix
@@ -316,7 +320,4 @@ void main() {
             CM_WARP_SYNC();
         }
     }
-#ifdef SPLITK
-    finishConvTile(gz, g, Mg, m0, BM, n0, BN, NP, tid, NT);
-#endif
 }

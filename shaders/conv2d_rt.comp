@@ -46,8 +46,13 @@
 
 // Output, partial sums and residual are also bound as four-element words (the same
 // descriptors, 16-byte aligned: plan::compilePlan) for VEC4_STORE.
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+layout(std430, binding = 0) writeonly buffer Partial4 { vec4 part4[]; };
+#else
 layout(std430, binding = 0) writeonly buffer Out { T y[]; };
 layout(std430, binding = 0) writeonly buffer Out4 { T4 y4[]; };
+#endif
 layout(std430, binding = 1) readonly buffer In { T x[]; };
 layout(std430, binding = 2) readonly buffer Weight { T w[]; };
 layout(std430, binding = 3) readonly buffer Bias { T bias[]; };
@@ -56,10 +61,6 @@ layout(std430, binding = 4) readonly buffer KTable { ivec4 kTable[]; };
 #ifdef RESIDUAL
 layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 layout(std430, binding = 5) readonly buffer Residual4 { T4 res4[]; };
-#endif
-#include "conv_split.glsl"  // SPLITK: partial sums, tickets, finishConvTile
-#ifdef SPLITK
-layout(std430, binding = CONV_PARTIAL_BINDING) coherent buffer Partial4 { vec4 part4[]; };
 #endif
 
 // 1 where each invocation's four consecutive pixels are four consecutive words of its output
@@ -192,36 +193,33 @@ void main() {
                 }
             }
         }
-    } else {
-        // No continue in these loops: glslc unrolls them only without one, and a loop left rolled
-        // indexes acc dynamically, which puts all 64 accumulators in local memory (5x slower on
-        // the H200). Staging the tile through shared memory for pixel-ordered NCHW stores was
-        // slower (docs/BENCHMARKS.md).
-        [[unroll]] for (uint h = 0; h < 2; ++h)
-            [[unroll]] for (uint j = 0; j < 4; ++j) {
-                uint n = n0 + h * (BN / 2) + 4 * tx + j;
-                uint ox = n % p.OW, t = n / p.OW;
-                uint oy = t % p.OH, b = t / p.OH;
-                [[unroll]] for (uint i = 0; i < 8; ++i) {
-                    uint m = m0 + (i / 4) * (BM / 2) + 4 * ty + i % 4;
-                    if (n < NP && m < Mg) {
-                        uint oc = g * Mg + m;
-                        float v = acc[i][h][j];
+        return;
+    }
+    // No continue in these loops: glslc unrolls them only without one, and a loop left rolled
+    // indexes acc dynamically, which puts all 64 accumulators in local memory (5x slower on
+    // the H200). Staging the tile through shared memory for pixel-ordered NCHW stores was
+    // slower (docs/BENCHMARKS.md).
+    [[unroll]] for (uint h = 0; h < 2; ++h)
+        [[unroll]] for (uint j = 0; j < 4; ++j) {
+            uint n = n0 + h * (BN / 2) + 4 * tx + j;
+            uint ox = n % p.OW, t = n / p.OW;
+            uint oy = t % p.OH, b = t / p.OH;
+            [[unroll]] for (uint i = 0; i < 8; ++i) {
+                uint m = m0 + (i / 4) * (BM / 2) + 4 * ty + i % 4;
+                if (n < NP && m < Mg) {
+                    uint oc = g * Mg + m;
+                    float v = acc[i][h][j];
 #ifdef SPLITK
-                        part[convPartIndex(split, oc, n, NP)] = v;
+                    part[p.outNhwc != 0u ? (split * NP + n) * p.M + oc : (split * p.M + oc) * NP + n] = v;
 #else
-                        uint idx = p.outNhwc != 0u ? n * p.M + oc : convOutIndex(b, oc, oy, ox, p.M, p.OH, p.OW, SHUFFLE);
-                        v += float(bias[oc]);
+                    uint idx = p.outNhwc != 0u ? n * p.M + oc : convOutIndex(b, oc, oy, ox, p.M, p.OH, p.OW, SHUFFLE);
+                    v += float(bias[oc]);
 #ifdef RESIDUAL
-                        v += float(res[idx]);
+                    v += float(res[idx]);
 #endif
-                        y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
+                    y[idx] = T(activateAt(v, SLOPE_OF(float(bias[p.M + oc]))));
 #endif
-                    }
                 }
             }
-    }
-#ifdef SPLITK
-    finishConvTile(gz, g, Mg, m0, BM, n0, BN, NP, tid, NT);
-#endif
+        }
 }

@@ -8,7 +8,9 @@
 // m * yM + n * yN (a Transpose after the product folded into the store). Tiling as in conv2d.comp.
 // Defines: TM, TN, WM, WN, BK, HAS_C, HAS_R (a residual of the output's shape), and T_F32 or
 // T_F16 (types.glsl: operands of type T, arithmetic in float).
-// SPLITK: the reduction split across workgroups, in one dispatch (gemm_store.glsl).
+// SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
+// [s * kChunk, (s + 1) * kChunk) and stores float partial sums part[s][batch][m][n];
+// gemm_splitk_reduce.comp adds them in order with alpha, C and the activation.
 #include "common.glsl"
 #include "types.glsl"
 #include "gemm.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm.toml
@@ -16,9 +18,25 @@
 #define BM (WM * TM)
 #define BN (WN * TN)
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
+layout(std430, binding = 0) writeonly buffer Out { T y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer MatA { T a[]; };
 layout(std430, binding = 2) readonly buffer MatB { T b[]; };
-#include "gemm_store.glsl"  // y, C, the residual, split-K's partial sums and tickets; storeProduct
+#ifdef HAS_C
+layout(std430, binding = 3) readonly buffer MatC { T c[]; };
+#endif
+#ifdef HAS_R
+// The residual added before the activation (passes::fuseResidualAdd), the output's shape.
+#ifdef HAS_C
+layout(std430, binding = 4) readonly buffer Residual { T resid[]; };
+#else
+layout(std430, binding = 3) readonly buffer Residual { T resid[]; };
+#endif
+#endif
+
 
 shared float As[BK][BM];
 shared float Bs[BK][BN];
@@ -70,13 +88,18 @@ void main() {
             uint n = n0 + tx + j * WN;
             if (n >= p.N) continue;
 #ifdef SPLITK
-            part[partIndex(split, bt, m, n)] = acc[i][j];
+            part[((split * p.batches + bt) * p.M + m) * p.N + n] = acc[i][j];
 #else
-            storeProduct(bt, m, n, acc[i][j]);
+            float v = p.alpha * acc[i][j];
+#ifdef HAS_C
+            v += p.beta * float(c[m * p.cM + n * p.cN]);
+#endif
+            const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n * p.yN;
+#ifdef HAS_R
+            v += float(resid[o]);
+#endif
+            y[o] = T(activate(v));
 #endif
         }
     }
-#ifdef SPLITK
-    if (lastSplitOfTile(bt, tid)) reduceTile(bt, m0, n0, BM, BN, tid, WM * WN);
-#endif
 }

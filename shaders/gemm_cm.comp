@@ -6,7 +6,7 @@
 // tiles go through shared memory as 16-byte words (8 halves). VEC_A / VEC_B: the operand's
 // rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1, offsets too), so whole words are loaded;
 // otherwise eight elements are gathered per word. Bounds are checked either way.
-// The epilogue and SPLITK (in one dispatch) are gemm.comp's: gemm_store.glsl.
+// The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
 // FULL_TILES: M, N are multiples of BM, BN and the chunk of K a multiple of BK, operands in
 // whole words (VEC_A, VEC_B): no bounds checks on the loads.
 // Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, HAS_R (as in gemm.comp), SPLITK, VEC_A, VEC_B, FULL_TILES, CM_NV /
@@ -33,11 +33,27 @@
 #error tile shape and warp grid do not fit
 #endif
 
+#ifdef SPLITK
+layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
+#else
+layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
+#endif
 layout(std430, binding = 1) readonly buffer MatA { float16_t a[]; };
 layout(std430, binding = 1) readonly buffer MatA4 { uvec4 a4[]; };
 layout(std430, binding = 2) readonly buffer MatB { float16_t b[]; };
 layout(std430, binding = 2) readonly buffer MatB4 { uvec4 b4[]; };
-#include "gemm_store.glsl"  // y, C, the residual, split-K's partial sums and tickets; storeProduct
+#ifdef HAS_C
+layout(std430, binding = 3) readonly buffer MatC { float16_t c[]; };
+#endif
+#ifdef HAS_R
+// The residual added before the activation (passes::fuseResidualAdd), the output's shape.
+#ifdef HAS_C
+layout(std430, binding = 4) readonly buffer Residual { float16_t resid[]; };
+#else
+layout(std430, binding = 3) readonly buffer Residual { float16_t resid[]; };
+#endif
+#endif
+
 
 shared uvec4 As[BM * SA / 8];
 shared uvec4 Bs[BK * SB / 8];
@@ -153,17 +169,22 @@ void main() {
                 uint m = m0 + wm * WTM + i * 16u + r;
                 uint n = n0 + wn * WTN + j * 16u + cc;
                 if (m >= p.M || n >= p.N) continue;
-                const float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + cc];
+                float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + cc];
 #ifdef SPLITK
-                part[partIndex(split, bt, m, n)] = v;
+                part[((split * p.batches + bt) * p.M + m) * p.N + n] = v;
 #else
-                storeProduct(bt, m, n, v);
+                v *= p.alpha;
+#ifdef HAS_C
+                v += p.beta * float(c[m * p.cM + n * p.cN]);
+#endif
+                const uint o = b1 * p.yOuter + b2 * p.yInner + m * p.yM + n * p.yN;
+#ifdef HAS_R
+                v += float(resid[o]);
+#endif
+                y[o] = float16_t(activate(v));
 #endif
             }
             CM_WARP_SYNC();
         }
     }
-#ifdef SPLITK
-    if (lastSplitOfTile(bt, tid)) reduceTile(bt, m0, n0, BM, BN, tid, NT);
-#endif
 }

@@ -78,22 +78,6 @@ public:
     };
     const std::vector<IndexStatusSlot>& indexStatusSlots() const { return indexStatus_; }
 
-    // The tile tickets of a split-K GEMM (shaders/gemm_store.glsl): `count` counters of its
-    // own, written by this node's dispatch only, that the engine zeroes at the start of every
-    // run. The planner places them all in the plan's tickets allocation
-    // (CompiledPlan::ticketsAlloc), where nothing else lives.
-    Binding splitTickets(int64_t count) {
-        graph::Value v;
-        v.name = g_.uniqueName(g_.nodes[node_].name + "_split_tickets");
-        v.dtype = DataType::UInt32;
-        v.shape = {count};
-        v.hasShape = true;
-        const int id = g_.addValue(std::move(v));
-        tickets_.push_back(id);
-        return {TensorRef{id}, Access::Write};
-    }
-    const std::vector<int>& ticketValues() const { return tickets_; }
-
     void setNode(int node) { node_ = node; }
     int node() const { return node_; }
 
@@ -134,7 +118,6 @@ private:
     const std::vector<int64_t>* aliasOffset_ = nullptr;
     std::vector<char> channelsLast_;
     std::vector<IndexStatusSlot> indexStatus_;
-    std::vector<int> tickets_;
     mutable std::unique_ptr<graph::Readers> readers_;
 };
 

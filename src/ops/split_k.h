@@ -12,9 +12,8 @@ namespace vkinfer::ops {
 // kernel's BK: 16 for the tiled kernels, 32 for the cooperative-matrix ones), or K for no split.
 // targetGroups: the workgroups a split aims at (a product with half as many tiles or more
 // is left whole).
-// minSplitK: the shortest reduction that is split at all (below it the partial sums and their
-// reduce cost more than the idle multiprocessors: a GEMM, see ops/gemm/select.cpp; measured
-// when the reduce was a dispatch of its own, before shaders/split_tickets.glsl).
+// minSplitK: the shortest reduction that is split at all (below it the extra reduce dispatch
+// and its barrier cost more than the idle multiprocessors: a GEMM, see ops/gemm/select.cpp).
 int64_t splitKChunk(int64_t tiles, int64_t K, int64_t kTileK = 16, int64_t targetGroups = 128, int64_t minSplitK = 128);
 
 }  // namespace vkinfer::ops

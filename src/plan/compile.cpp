@@ -36,7 +36,6 @@ const char* allocKindName(AllocKind kind) {
         case AllocKind::Input: return "input";
         case AllocKind::Output: return "output";
         case AllocKind::Status: return "status";
-        case AllocKind::Tickets: return "tickets";
     }
     return "?";
 }
@@ -367,19 +366,6 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
         rootLoc[slot.value] = {plan.statusAlloc, offset};
         plan.indexChecks.push_back({g.nodes[slot.node].describe(), g.values[slot.indices].name, offset});
         plan.allocations[plan.statusAlloc].size = offset + slotStride;
-    }
-
-    // Split-K tickets, each GEMM's where the device can bind them, in one allocation of their
-    // own (zeroed before every run, so nothing else may live there).
-    for (int v : ctx.ticketValues()) {
-        if (!rootUsed[v]) continue;  // its dispatch was dropped
-        if (plan.ticketsAlloc < 0) {
-            plan.ticketsAlloc = static_cast<int>(plan.allocations.size());
-            plan.allocations.push_back({"split-K tickets", AllocKind::Tickets, 0, -1});
-        }
-        Allocation& tickets = plan.allocations[plan.ticketsAlloc];
-        rootLoc[v] = {plan.ticketsAlloc, tickets.size};
-        tickets.size += alignUp(g.values[v].byteSize(), std::max(plan.alignment, sliceAlignment));
     }
 
     // Weights, packed in first-use order.

@@ -16,9 +16,7 @@ namespace vkinfer::plan {
 
 // Status: the index-status slots of the kernels that read indices computed at run time
 // (host-visible, read after each frame: runtime/index_status.h).
-// Tickets: split-K GEMMs' per-tile counters (shaders/gemm_store.glsl), device-local, zeroed by
-// the engine at the start of every run (rt::recordDispatches).
-enum class AllocKind { Weights, Arena, Input, Output, Status, Tickets };
+enum class AllocKind { Weights, Arena, Input, Output, Status };
 const char* allocKindName(AllocKind kind);
 
 struct Allocation {
@@ -73,8 +71,7 @@ struct CompiledPlan {
     int inputCount = 0;
     int inputAlloc(int i) const { return 2 + i; }
     int outputAlloc(int i) const { return 2 + inputCount + i; }
-    int statusAlloc = -1;   // -1: no index checks
-    int ticketsAlloc = -1;  // -1: no split-K GEMM
+    int statusAlloc = -1;  // -1: no index checks
 };
 
 // Throws Error naming the node, tensor or input at fault.

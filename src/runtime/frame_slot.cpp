@@ -55,10 +55,6 @@ void createFrameSlot(FrameSlot& s, uint32_t index, const detail::ContextImpl& ct
                 s.outputStaging.emplace_back(dev, al.size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::Readback,
                                              ("staging of " + what).c_str(), vk::MemoryKind::Staging);
                 break;
-            case AllocKind::Tickets:  // zeroed by a fill at the start of every run
-                s.owned[a] = vk::Buffer(dev, al.size, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                        vk::MemoryUse::DeviceLocal, what.c_str(), vk::MemoryKind::Arena);
-                break;
             case AllocKind::Status:  // written by kernels only on a bad index, read by the host
                 s.owned[a] = vk::Buffer(dev, al.size, kStorage, vk::MemoryUse::Readback, what.c_str(),
                                         vk::MemoryKind::Staging);

@@ -14,15 +14,6 @@ void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags 
 
 void recordDispatches(VkCommandBuffer cmd, const plan::CompiledPlan& plan, const std::vector<vk::Pipeline>& pipelines,
                       const FrameSlot& s, VkQueryPool profileQueries) {
-    if (plan.ticketsAlloc >= 0) {
-        // Split-K GEMMs count their tiles' finished splits here (shaders/gemm_store.glsl): zero,
-        // after the previous run's counting, before this run's.
-        memoryBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-        vkCmdFillBuffer(cmd, ioBuffer(s, plan.ticketsAlloc).handle(), 0, VK_WHOLE_SIZE, 0);
-        memoryBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    }
     for (size_t i = 0; i < plan.dispatches.size(); ++i) {
         const auto& d = plan.dispatches[i];
         const auto& b = plan.barriers[i];

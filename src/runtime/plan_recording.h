@@ -19,9 +19,8 @@ namespace vkinfer::rt {
 void memoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess, VkPipelineStageFlags dst,
                    VkAccessFlags dstAccess);
 
-// Every dispatch with its planned barriers (no boundary barriers), bound to the slot's
-// descriptor sets; `pipelines` per dispatch. Where the plan has split-K tickets, first their
-// zeroing fill between two barriers (the one transfer here). With `profileQueries`, timestamps
+// Every dispatch with its planned barriers (no transfers, no boundary barriers), bound to
+// the slot's descriptor sets; `pipelines` per dispatch. With `profileQueries`, timestamps
 // before and after dispatch i into queries TimestampLayout::startQuery(i) and endQuery(i).
 void recordDispatches(VkCommandBuffer cmd, const plan::CompiledPlan& plan, const std::vector<vk::Pipeline>& pipelines,
                       const FrameSlot& s, VkQueryPool profileQueries = VK_NULL_HANDLE);

@@ -609,44 +609,6 @@ TEST_F(Interleaved, IndexOutOfRangeIsReportedAfterTheHostsFence) {
     EXPECT_EQ(s->checkFrame(1).code(), ErrorCode::InvalidArgument) << "frame 1 was never recorded";
 }
 
-// A product split across workgroups counts each tile's finished splits in tickets the engine
-// zeroes at the start of every recorded run (shaders/gemm_store.glsl): three frames in a row in
-// the host's command buffers, each right against the CPU (a stale count would leave tiles
-// unreduced or reduced early), under validation with synchronization validation.
-TEST_F(Interleaved, SplitProductsCountAfreshEachFrame) {
-    constexpr int64_t K = 2048, N = 24;  // one tile of columns and a long reduction: split-K
-    std::vector<float> w(K * N);
-    for (int64_t i = 0; i < K * N; ++i) w[static_cast<size_t>(i)] = static_cast<float>((i * 37) % 17 - 8) / 64.0f;
-    OnnxBuilder b;
-    b.input("x", {1, K});
-    b.initializer("w", floatTensor({K, N}, w));
-    b.node("MatMul", {"x", "w"}, {"y"}, "classifier");
-    b.output("y");
-    auto model = b.build();
-    ASSERT_TRUE(model.ok()) << model.status().toString();
-    Context ctx = wrap();
-    auto s = Session::create(ctx, *model);
-    ASSERT_TRUE(s.ok()) << s.status().toString();
-    for (int frame = 0; frame < 3; ++frame) {
-        SCOPED_TRACE(frame);
-        std::vector<float> x(K);
-        for (int64_t k = 0; k < K; ++k) x[static_cast<size_t>(k)] = static_cast<float>((k + 5 * frame) % 11) - 5.0f;
-        ASSERT_TRUE(s->stageInput(0, {"x", floatTensor({1, K}, x)}).ok());
-        VkCommandBuffer cmd = vk().begin();
-        Status st = recordInference(*s, cmd, RecordIO{});
-        ASSERT_TRUE(st.ok()) << st.toString();
-        vk().submitAndWait(cmd);
-        auto out = s->readOutputs(0);
-        ASSERT_TRUE(out.ok()) << out.status().toString();
-        const Tensor& y = out->at(0).tensor;
-        for (int64_t n = 0; n < N; ++n) {
-            double want = 0;
-            for (int64_t k = 0; k < K; ++k) want += static_cast<double>(x[static_cast<size_t>(k)]) * w[static_cast<size_t>(k * N + n)];
-            EXPECT_NEAR(y.as<float>()[n], want, 1e-3 + 1e-5 * std::abs(want)) << "column " << n;
-        }
-    }
-}
-
 // A recording that fails (here: a staged input of another shape than the recording's) must
 // not leave half its work in a command buffer the host then discards: on a device without
 // a queue the weights are uploaded by the first recording, and must still be by the next.

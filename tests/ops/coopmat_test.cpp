@@ -78,7 +78,7 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     EXPECT_EQ(convKernels(convModel(head), in, h200), std::vector<std::string>{"conv2d_cm32_nv"});
     ConvCase narrow{"narrow", {1, 64, 144, 144}, 6, 3};
     EXPECT_EQ(convKernels(convModel(narrow), in, h200),
-              std::vector<std::string>{"conv2d_rt16x128_splitk_f16"});
+              (std::vector<std::string>{"conv2d_rt16x128_splitk_f16", "conv_splitk_reduce_f16"}));
     ConvCase stem{"stem", {1, 3, 144, 144}, 32, 3};
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
@@ -89,8 +89,9 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     ConvCase deep{"deep", {1, 256, 4, 4}, 128, 3};
     std::vector<NamedTensor> inDeep{{"x", Tensor(DataType::Float32, deep.x)}};
     auto splitKernels = convKernels(convModel(deep), inDeep, h200);
-    ASSERT_EQ(splitKernels.size(), 1u);  // its reduce is in the same dispatch (shaders/conv_split.glsl)
+    ASSERT_EQ(splitKernels.size(), 2u);
     EXPECT_EQ(splitKernels[0], "conv2d_cm64_splitk_nv");
+    EXPECT_EQ(splitKernels[1], "conv_splitk_reduce_f16");
     // To 64 channels, the same few tiles leave the tensor cores for conv2d_small
     // (ops/conv/small_grid.cpp: narrow few-tiles layers).
     ConvCase narrowDeep{"narrow deep", {1, 256, 4, 4}, 64, 3};

@@ -122,7 +122,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     ConvCase smaller{"smaller", {1, 64, 144, 144}, 64, 3};
     std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, smaller.x)}};
     EXPECT_EQ(convKernels(convModel(smaller), in, gpu, Precision::Float32),
-              std::vector<std::string>{"conv2d_rt64x64_splitk_f32"});
+              (std::vector<std::string>{"conv2d_rt64x64_splitk_f32", "conv_splitk_reduce_f32"}));
 
     ConvCase wide{"wide", {1, 32, 256, 256}, 128, 1, 1, 1, 0, true, true, false};
     auto wideModel = convModel(wide);
@@ -150,7 +150,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     ConvCase deep{"deep", {1, 512, 7, 7}, 512, 3};
     std::vector<NamedTensor> inDeep{{"x", Tensor(DataType::Float32, deep.x)}};
     EXPECT_EQ(convKernels(convModel(deep), inDeep, gpu, Precision::Float32),
-              std::vector<std::string>{"conv2d_rt64x64_splitk_f32"});
+              (std::vector<std::string>{"conv2d_rt64x64_splitk_f32", "conv_splitk_reduce_f32"}));
 
     OnnxBuilder dynamic;
     dynamic.input("x", {1, 32, 64, 64}).input("w", {64, 32, 3, 3}).output("y");
@@ -179,17 +179,17 @@ const std::vector<std::pair<ConvCase, std::string>>& cases() {
         {{"2 groups of 40 channels, 3x3", {1, 24, 64, 64}, 80, 3, 1, 2}, "conv2d_rt64x64"},
         {{"split-K: 3x3 over 256 channels at 12x12", {1, 256, 12, 12}, 72, 3}, "conv2d_rt64x64_splitk"},
         {{"split-K with residual at 13x13", {1, 256, 13, 13}, 48, 3, 1, 1, -1, true, true, false},
-         "conv2d_rt64x64_res_splitk"},
+         "conv2d_rt64x64_splitk"},
         {{"batch 3, a partial last tile, 1x1", {3, 40, 100, 110}, 24, 1, 1, 1, 0}, "conv2d_rt32x64"},
         {{"16x128 tile, 12 channels (an upscaler's head)", {1, 8, 72, 60}, 12, 3}, "conv2d_rt16x128"},
         {{"16x128 tile, 3 channels, split-K", {1, 256, 50, 50}, 3, 3}, "conv2d_rt16x128_splitk"},
         // Quad stores (ops::vec4ConvStores): tiles straddling two images of 36x36, split-K
         // partials of 7x7 maps (49 pixels: quads only in the [split, M, N * 49] partial sums),
-        // and a split-K of quads with a residual.
+        // and a split-K reduce of quads with a residual.
         {{"quad stores, batch 2, 1x1 with residual and relu", {2, 96, 36, 36}, 72, 1, 1, 1, 0, true, true, true},
          "conv2d_rt64x64_res"},
         {{"quad split-K reduce with residual at 24x24", {1, 128, 24, 24}, 40, 3, 1, 1, -1, true, true, false},
-         "conv2d_rt64x64_res_splitk"},
+         "conv2d_rt64x64_splitk"},
         {{"quad split-K partials at 7x7, batch 4, relu", {4, 256, 7, 7}, 40, 3, 1, 1, -1, true, false, true},
          "conv2d_rt64x64_splitk"},
     };

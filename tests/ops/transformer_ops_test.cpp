@@ -351,7 +351,7 @@ TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
 // The transformer block's residuals x + proj(attn(x)) and x + mlp(x) are added in the GEMM's
 // epilogue (before a following activation): a MatMul with its bias, an ONNX Gemm whose rows are
 // reshaped and moved through size-1 dims on the way (the sequence-first export), a split-K
-// MatMul (its last split adds it); a MatMul whose activation comes before the Add keeps the Add.
+// MatMul (the reduce adds it); a MatMul whose activation comes before the Add keeps the Add.
 // Against the reference in float32, float16 and float16 on emulated cooperative matrices.
 TEST(GemmResidual, AddsInTheEpilogue) {
     VKINFER_REQUIRE_GPU();
@@ -379,7 +379,7 @@ TEST(GemmResidual, AddsInTheEpilogue) {
              attr(b.node("Transpose", {"h3"}, {"ht"}), "perm", std::vector<int64_t>{1, 0, 2});
              b.node("Add", {"ht", "x"}, {"y"});
          }},
-        {"split-K MatMul + x", {1, 8, 32}, 512, 1,
+        {"split-K MatMul + x", {1, 8, 32}, 512, 2,
          [](OnnxBuilder& b) {
              b.node("MatMul", {"wide", "w"}, {"h"});
              b.node("Add", {"h", "x"}, {"y"});
@@ -493,7 +493,7 @@ TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
 }
 
 // A Transpose after a MatMul is the GEMM's store: heads back in place ([H, S, D] -> [S, H, D]),
-// rows moved behind two batch dims, a split-K product (its last split stores transposed), columns
+// rows moved behind two batch dims, a split-K product (the reduce stores transposed), columns
 // moved (ConvNeXt's channels back in front), and a graph output written in place. Against the
 // reference in float32, float16 and emulated cooperative matrices.
 TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
@@ -507,9 +507,9 @@ TEST(ViewFold, TransposeAfterTheProductIsItsStore) {
     const std::vector<Case> cases = {
         {"heads back in place", {4, 24, 32}, {4, 32, 16}, {1, 0, 2}, 1},
         {"rows before two batch dims", {2, 3, 16, 32}, {2, 3, 32, 24}, {2, 0, 1, 3}, 1},
-        {"split-K", {2, 16, 512}, {2, 512, 16}, {1, 0, 2}, 1},
+        {"split-K", {2, 16, 512}, {2, 512, 16}, {1, 0, 2}, 2},
         {"columns moved", {4, 24, 32}, {4, 32, 16}, {0, 2, 1}, 1},
-        {"columns moved, split-K", {2, 16, 512}, {2, 512, 16}, {0, 2, 1}, 1},
+        {"columns moved, split-K", {2, 16, 512}, {2, 512, 16}, {0, 2, 1}, 2},
         {"channels back in front", {1, 6, 10, 32}, {32, 48}, {0, 3, 1, 2}, 1},
     };
     for (const Case& c : cases) {

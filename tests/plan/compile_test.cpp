@@ -288,21 +288,22 @@ TEST(SqueezeNetPlan, FireModuleExpandsShareAWaveAndWriteTheConcatInPlace) {
         SCOPED_TRACE(prefix);
         ASSERT_TRUE(e3.count(prefix));
         const auto& threes = e3.at(prefix);
-        // One dispatch each (a split reduction too: shaders/conv_split.glsl); the two convs run
-        // in one wave.
-        ASSERT_EQ(ones.size(), 1u);
-        ASSERT_EQ(threes.size(), 1u);
+        // One dispatch each, or two where the reduction is split (conv, then reduce); the
+        // two convs run in one wave.
+        ASSERT_GE(ones.size(), 1u);
+        ASSERT_GE(threes.size(), 1u);
+        ASSERT_LE(ones.size(), 2u);
+        ASSERT_LE(threes.size(), 2u);
         size_t a = std::min(ones[0], threes[0]), b = std::max(ones[0], threes[0]);
         EXPECT_EQ(p->wave[a], p->wave[b]);
         for (size_t k = a + 1; k <= b; ++k) EXPECT_FALSE(p->barriers[k].present) << "barrier before dispatch " << k;
 
-        // In-place Concat: both write their outputs (the first write; a split conv also writes
-        // its partial sums and tickets) into one allocation, at disjoint (adjacent) ranges, and
+        // In-place Concat: both write into one allocation, at disjoint (adjacent) ranges, and
         // the Concat itself needs no dispatch.
         const auto& w1 = p->commands[ones.back()].writes;
         const auto& w3 = p->commands[threes.back()].writes;
-        ASSERT_FALSE(w1.empty());
-        ASSERT_FALSE(w3.empty());
+        ASSERT_EQ(w1.size(), 1u);
+        ASSERT_EQ(w3.size(), 1u);
         EXPECT_EQ(w1[0].alloc, w3[0].alloc);
         EXPECT_FALSE(check::touches(w1[0], w3[0]));
         EXPECT_EQ(w1[0].end, w3[0].begin) << "expand3x3 follows expand1x1 in the concatenated output";

@@ -204,7 +204,7 @@ TEST(KernelInterface, EveryPlannedDispatchMatchesItsKernel) {
     RecordProperty("kernels", static_cast<int>(checked.kernels.size()));
     // Every conv family, tensor cores included, was reached.
     for (const char* prefix : {"conv2d_t", "conv2d_depthwise", "conv2d_small", "conv2d_rt", "conv2d_rtd", "conv2d_cm",
-                               "conv2d_cmd", "gemm_t", "gemm_cm", "copy_strided", "cast_"}) {
+                               "conv2d_cmd", "conv_splitk_reduce", "gemm_t", "gemm_cm", "copy_strided", "cast_"}) {
         bool found = false;
         for (const auto& k : checked.kernels) found |= k.rfind(prefix, 0) == 0;
         EXPECT_TRUE(found) << "no planned dispatch of " << prefix << "*";

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "ops/conv/layout.h"
-#include "ops/conv/packed_launch.h"
+#include "ops/conv/split_k_reduce.h"
 #include "ops/node_checks.h"
 #include "ops/split_k.h"
 
@@ -95,7 +95,7 @@ std::pair<int64_t, int64_t> coopmatConvSplit(const ConvGeom& g, const CoopmatCon
 
 void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const CoopmatConvTile& tile, int64_t splits,
                       int64_t kChunk, int bias, int residual) {
-    const int64_t Mg = g.Mg(), K = g.K();
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
     const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kCoopmatTileK);
     const int64_t mTiles = Mpad / tile.bm, zTiles = g.groups * mTiles;
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
@@ -105,16 +105,22 @@ void lowerCoopmatConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const
     const int packedW = ctx.addConstant(n.name + "_cm_weights", packCoopmatWeights(w, g, tile.bm, inNhwc));
     const int kTable =
         ctx.addConstant(n.name + "_ktable", inNhwc ? channelsLastReductionTable(g) : reductionTable(g));
+    int partial = -1;
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
+
     Dispatch& d = ctx.emit(k::variant(tile.variant, inNhwc ? k::Input::nhwc : k::Input::none,
                                       pointwise(g) ? k::Pw::pw : k::Pw::none,
-                                      residual >= 0 ? k::Epilogue::res : k::Epilogue::none,
-                                      splits > 1 ? k::Split::splitk : k::Split::none,
+                                      splits > 1      ? k::Epilogue::splitk
+                                      : residual >= 0 ? k::Epilogue::res
+                                                      : k::Epilogue::none,
                                       ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv));
     d.localSize = {static_cast<uint32_t>(32 * tile.warpsM * tile.warpsN), 1, 1};
     setActivation(d, n.activation);
     finishPackedConv(ctx, d, n, g,
-                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, packedW, bias, kTable, residual,
-                      depthToSpaceShuffle(n)});
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual,
+                      DataType::Float16, depthToSpaceShuffle(n)});
 }
 
 }  // namespace vkinfer::ops

@@ -1,7 +1,7 @@
 #include "ops/conv/portable.h"
 
 #include "ops/conv/layout.h"
-#include "ops/conv/packed_launch.h"
+#include "ops/conv/split_k_reduce.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/split_k.h"
@@ -41,9 +41,12 @@ void lowerPortableConv(LowerContext& ctx, const Node& n, const ConvGeom& g, cons
     const bool outNhwc = storesChannelsLast(ctx, n);
     const int64_t pixels = g.pixels();
     const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g));
-    const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
-    const k::Split split = splits > 1 ? k::Split::splitk : k::Split::none;
-    Dispatch& d = ctx.emit(typedKernel(n, k::variant(t.tile, epilogue, split, type), "conv2d", type));
+    int partial = -1;
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
+    const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(t.tile, epilogue, type), "conv2d", type));
     const k::TileValue& v = k::kTileValues[static_cast<size_t>(t.tile)];
     d.localSize = {static_cast<uint32_t>(v.WN), static_cast<uint32_t>(v.WM), 1};
     auto grid = grid1d(pixels, static_cast<uint32_t>(t.bn));
@@ -54,9 +57,14 @@ void lowerPortableConv(LowerContext& ctx, const Node& n, const ConvGeom& g, cons
     p.kChunk = u32(kChunk);
     p.outNhwc = outNhwc ? 1u : 0u;
     d.setPush(p);
-    d.bindings = {writeOf(n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias), readOf(kTable)};
-    if (residual >= 0) d.bindings.push_back(readOf(residual));
-    if (splits > 1) bindConvSplitK(ctx, d, n, g, splits, outNhwc);
+    d.bindings = {writeOf(partial >= 0 ? partial : n.outputs[0]), readOf(n.inputs[0]), readOf(n.inputs[1]), readOf(bias),
+                  readOf(kTable)};
+    if (partial < 0) {
+        if (residual >= 0) d.bindings.push_back(readOf(residual));
+        return;
+    }
+    // After the last use of d: emitting the reduce may move the dispatch list.
+    emitConvSplitKReduce(ctx, n, g, splits, partial, bias, residual, type, outNhwc);
 }
 
 }  // namespace vkinfer::ops

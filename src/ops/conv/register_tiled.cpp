@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "ops/conv/layout.h"
-#include "ops/conv/packed_launch.h"
+#include "ops/conv/split_k_reduce.h"
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/split_k.h"
@@ -86,7 +86,7 @@ std::pair<int64_t, int64_t> registerTiledConvSplit(const ConvGeom& g, const Regi
 
 void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g, const RegisterTiledConvTile& tile,
                             int64_t splits, int64_t kChunk, bool vec4Store, int bias, int residual, DataType type) {
-    const int64_t Mg = g.Mg(), K = g.K();
+    const int64_t Mg = g.Mg(), K = g.K(), pixels = g.pixels();
     const int64_t Mpad = roundUp(Mg, tile.bm), Kpad = roundUp(K, kRegisterTiledK);
     const int64_t zTiles = g.groups * (Mpad / tile.bm);
     if (zTiles > 65535) unsupported(n, "{} groups x {} channels per group exceed the workgroup grid", g.groups, Mg);
@@ -95,15 +95,19 @@ void lowerRegisterTiledConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     const Tensor& w = *ctx.value(n.inputs[1]).constant;
     const int packedW = ctx.addConstant(n.name + "_rt_weights", packRegisterTiledWeights(w, g, tile.bm));
     const int kTable = ctx.addConstant(n.name + "_ktable", reductionTable(g, Kpad));
-    const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
-    const k::Split split = splits > 1 ? k::Split::splitk : k::Split::none;
-    Dispatch& d = ctx.emit(typedKernel(n, k::variant(tile.variant(), epilogue, split, type), "conv2d_rt", type));
+    int partial = -1;
+    if (splits > 1)
+        partial = ctx.addScratch(n.name + "_splitk", DataType::Float32,
+                                 outNhwc ? Shape{splits, pixels, g.M} : Shape{splits, g.M, pixels});
+
+    const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
+    Dispatch& d = ctx.emit(typedKernel(n, k::variant(tile.variant(), epilogue, type), "conv2d_rt", type));
     d.localSize = {static_cast<uint32_t>(tile.bn / 8), static_cast<uint32_t>(tile.bm / 8), 1};
     setActivation(d, n.activation);
     const uint32_t shuffle = depthToSpaceShuffle(n);
     finishPackedConv(ctx, d, n, g,
-                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, packedW, bias, kTable, residual, shuffle,
-                      vec4Store});
+                     {tile.bn, zTiles, splits, kChunk, Kpad, Mpad, outNhwc, partial, packedW, bias, kTable, residual, type,
+                      shuffle, vec4Store});
 }
 
 }  // namespace vkinfer::ops

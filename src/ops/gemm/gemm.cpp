@@ -2,6 +2,7 @@
 // broadcast batch dimensions).
 #include <algorithm>
 
+#include "kernels/families/gemm_splitk_reduce.h"
 #include "ops/activation.h"
 #include "ops/gemm/emit_gemm.h"
 #include "ops/gemm/matmul.h"
@@ -59,7 +60,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
         unsupported(n, "a {}x{} product exceeds the GEMM kernel's workgroup grid", p.M, p.N);
     if (batches > 65535) unsupported(n, "{} batched matrix products exceed the dispatch limit", batches);
     const int64_t splits = choice.splits, kChunk = choice.kChunk;
-    const bool split = splits > 1;
+    const int partial = splits > 1 ? ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, batches, p.M, p.N}) : -1;
     Dispatch* dp;
     if (coopmat) {
         namespace k = kernels::gemm_cm;
@@ -68,8 +69,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                : choice.wordsA                  ? k::Loads::va
                                : choice.wordsB                  ? k::Loads::vb
                                                                 : k::Loads::none;
-        const auto kernel = k::variant(choice.coopmatTile, choice.coopmatColumns, loads,
-                                       epilogueOf<k::Epilogue>(p.hasC, r >= 0), split ? k::Split::splitk : k::Split::none,
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);
+        const auto kernel = k::variant(choice.coopmatTile, choice.coopmatColumns, loads, epilogue,
                                        ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
         if (!kernel) fail(ErrorCode::Internal, "{}: gemm_cm has no such variant (shaders/kernels/gemm_cm.toml)", n.describe());
         dp = &ctx.emit(*kernel);
@@ -77,10 +78,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
         dp->localSize = {static_cast<uint32_t>(32 * v.WARPS_M * v.WARPS_N), 1, 1};
     } else {
         namespace k = kernels::gemm;
-        dp = &ctx.emit(typedKernel(n,
-                                   k::variant(choice.portableTile, epilogueOf<k::Epilogue>(p.hasC, r >= 0),
-                                              split ? k::Split::splitk : k::Split::none, type),
-                                   "gemm", type));
+        const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);
+        dp = &ctx.emit(typedKernel(n, k::variant(choice.portableTile, epilogue, type), "gemm", type));
         const k::TileValue& v = k::kTileValues[static_cast<size_t>(choice.portableTile)];
         dp->localSize = {static_cast<uint32_t>(v.WN), static_cast<uint32_t>(v.WM), 1};
     }
@@ -93,14 +92,23 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                   u(p.bInner), u(p.aM), u(p.aK), u(p.bK), u(p.bN), u(p.cM), u(p.cN), p.alpha, p.beta,
                                   u(kChunk), u(batches), u(p.aOffset), u(p.bOffset), u(p.yOuter), u(p.yInner),
                                   u(p.yM), u(p.yN)});
-    // shaders/gemm_store.glsl: y, A, B, C, the residual; split-K's partial sums and tile tickets.
-    d.bindings = {writeOf(y), readOf(a), readOf(b)};
-    if (p.hasC) d.bindings.push_back(readOf(c));
-    if (r >= 0) d.bindings.push_back(readOf(r));
-    if (!split) return;
+    d.bindings = {writeOf(partial >= 0 ? partial : y), readOf(a), readOf(b)};
+    if (partial < 0) {
+        if (p.hasC) d.bindings.push_back(readOf(c));
+        if (r >= 0) d.bindings.push_back(readOf(r));
+        return;
+    }
     requireIndexable(n, splits * batches * p.M * p.N);
-    d.bindings.push_back(writeOf(ctx.addScratch(n.name + "_splitk", DataType::Float32, {splits, batches, p.M, p.N})));
-    d.bindings.push_back(ctx.splitTickets(int64_t{d.groups[0]} * d.groups[1] * batches));
+    namespace kr = kernels::gemm_splitk_reduce;
+    Dispatch& red = ctx.emit(typedKernel(n, kr::variant(epilogueOf<kr::Epilogue>(p.hasC, r >= 0), type),
+                                         "gemm_splitk_reduce", type));
+    setActivation(red, n.activation);
+    red.setPush(kr::Push{u(batches * p.M * p.N), u(p.M), u(p.N), u(splits), u(p.cM), u(p.cN), p.alpha, p.beta,
+                         u(p.inner), u(p.yOuter), u(p.yInner), u(p.yM), u(p.yN)});
+    setLaunch1d(red, batches * p.M * p.N);
+    red.bindings = {writeOf(y), readOf(partial)};
+    if (p.hasC) red.bindings.push_back(readOf(c));
+    if (r >= 0) red.bindings.push_back(readOf(r));
 }
 
 namespace {

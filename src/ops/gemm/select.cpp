@@ -50,7 +50,7 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     }
     // Split-K for products with few tiles (a batch-1 classifier: 1 x 1000 x 1280), where the
     // reduction is long enough: a small transformer's projections (65 x 512 x 128 in tiny_vit)
-    // took longer split than whole (measured when the reduce was a second dispatch).
+    // take longer as two dispatches than as one.
     const int64_t batches = p.batches();
     const int64_t tiles = ceilDiv(p.N, c.bn) * ceilDiv(p.M, c.bm) * batches;
     const int64_t tileK = coopmat ? kernels::gemm_cm::TILE_K : kernels::gemm::BK;
