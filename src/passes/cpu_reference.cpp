@@ -23,7 +23,7 @@ std::vector<Tensor> runOnCpu(const graph::Graph& model, const std::vector<NamedT
             fail(ErrorCode::InvalidArgument, "runOnCpu: input '{}' is missing", v.name);
         }
     }
-    graph::Graph folded = specialize(g, shapes);
+    graph::Graph folded = specializeForReference(g, shapes);
     std::vector<Tensor> out;
     for (int o : folded.outputs) {
         const auto& v = folded.values[o];

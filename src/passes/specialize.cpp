@@ -1,6 +1,7 @@
 #include "passes/specialize.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 #include "core/error.h"
@@ -131,7 +132,11 @@ bool isValueSlot(const std::string& op, size_t slot) {
     return false;
 }
 
-Graph specializeOwned(Graph g, const InputShapes& shapes);
+// Bounded: a plan's folding, within the budget below (what exceeds it runs on the GPU).
+// Everything: the CPU reference's, which evaluates every node whatever it costs.
+enum class Folding { Bounded, Everything };
+
+Graph specializeOwned(Graph g, const InputShapes& shapes, Folding folding = Folding::Bounded);
 
 }  // namespace
 
@@ -186,11 +191,15 @@ Graph specialize(const Graph& model, const InputShapes& shapes, const std::vecto
 
 Graph specialize(const Graph& model, const InputShapes& shapes) { return specializeOwned(model, shapes); }
 
+Graph specializeForReference(const Graph& model, const InputShapes& shapes) {
+    return specializeOwned(model, shapes, Folding::Everything);
+}
+
 void setMinFoldBudgetForTesting(int64_t bytes) { minFoldBudget = bytes > 0 ? bytes : kDefaultMinFoldBudget; }
 
 namespace {
 
-Graph specializeOwned(Graph g, const InputShapes& shapes) {
+Graph specializeOwned(Graph g, const InputShapes& shapes, Folding folding) {
     for (auto& decl : g.inputs) {
         auto& v = g.values[decl.value];
         auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == v.name; });
@@ -202,7 +211,8 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
     }
     removeDeadNodes(g);
     sortTopologically(g);
-    const int64_t budget = foldBudget(g);
+    const bool bounded = folding == Folding::Bounded;
+    const int64_t budget = bounded ? foldBudget(g) : std::numeric_limits<int64_t>::max();
     int64_t folded = 0, foldedWork = 0;
     for (auto& n : g.nodes) {
         const ops::OpDef* def = ops::findOp(n.opType, g.opset);
@@ -227,8 +237,8 @@ Graph specializeOwned(Graph g, const InputShapes& shapes) {
             continue;
         }
         const int64_t work = allConstant && def->foldWork ? def->foldWork(g, n) : 0;
-        const bool workFits = work <= kMaxFoldWork - foldedWork;
-        if (allConstant && def->evaluate && folded + outputBytes <= budget && workFits) {
+        const bool workFits = !bounded || work <= kMaxFoldWork - foldedWork;
+        if (allConstant && def->evaluate && outputBytes <= budget - folded && workFits) {
             evaluateOnCpu(g, n, *def);
             folded += outputBytes;
             foldedWork += work;

@@ -15,6 +15,11 @@ graph::Graph specialize(const graph::Graph& model, const InputShapes& shapes);
 // The same with some graph inputs bound by value (they become constants and fold).
 graph::Graph specialize(const graph::Graph& model, const InputShapes& shapes, const std::vector<NamedTensor>& values);
 
+// The CPU reference's specialization (passes::runOnCpu): `model` with its inputs bound as
+// constants, every node evaluated, without a plan's folding budget (bytes and multiply-adds),
+// since evaluating is what it is for.
+graph::Graph specializeForReference(const graph::Graph& model, const InputShapes& shapes);
+
 // Graph inputs (value ids) whose values, not only their shapes, the plan depends on: they
 // reach an operand that shape inference reads as a constant (Reshape's shape, Slice's
 // starts, Pad's pads, Tile's repeats, ...) through nodes other than Shape/Size.

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "passes/cpu_reference.h"
 #include "passes/specialize.h"
 #include "plan/compile.h"
 #include "runtime/model_data.h"
@@ -109,6 +110,31 @@ TEST(PlanLimits, ProductsPastTheFoldingWorkRunOnTheGpu) {
     Status s = planStatus(squaredConstant(1024), &large);
     ASSERT_TRUE(s.ok()) << s.toString();
     EXPECT_EQ(large.dispatches.size(), 2u);  // the square too
+}
+
+// The CPU reference (passes::runOnCpu, which the GPU tests compare against) evaluates a product
+// past the folding work a plan allows: 8 x 650 x 650 with its weights the square of a constant
+// of ones, 650^3 multiply-adds (past 2^28) for the square. It failed there ("has no CPU
+// implementation") once the plan's bound applied to it too.
+TEST(PlanLimits, TheCpuReferenceEvaluatesPastTheFoldingWork) {
+    constexpr int64_t n = 650;
+    OnnxBuilder b;
+    b.input("x", {8, n}).output("y");
+    b.initializer("c", floatTensor({n, n}, std::vector<float>(n * n, 1.0f)));
+    b.node("MatMul", {"c", "c"}, {"cc"}, "square");
+    b.node("MatMul", {"x", "cc"}, {"y"}, "product");
+    std::vector<float> x(8 * n);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+    auto m = b.build();
+    const std::vector<Tensor> y = passes::runOnCpu(graphOf(m), {{"x", floatTensor({8, n}, x)}});
+    ASSERT_EQ(y.size(), 1u);
+    ASSERT_EQ(y[0].shape(), (std::vector<int64_t>{8, n}));
+    for (int64_t r = 0; r < 8; ++r) {
+        double rowSum = 0;
+        for (int64_t k = 0; k < n; ++k) rowSum += x[static_cast<size_t>(r * n + k)];
+        for (int64_t c : {int64_t{0}, n / 2, n - 1})
+            EXPECT_DOUBLE_EQ(y[0].as<float>()[r * n + c], rowSum * n) << "row " << r << ", column " << c;
+    }
 }
 
 TEST(PlanLimits, ReshapeTargetWhoseProductOverflowsIsAShapeError) {
