@@ -6,11 +6,18 @@
 
 namespace vkinfer::ops {
 
+bool depthwiseRowsOfFour(const ConvGeom& g) {
+    return g.SW == 1 && g.DW == 1 && g.KW <= kDepthwiseRowMaxKw && g.OW >= 4 &&
+           g.N * g.M * g.OH * g.OW >= kDepthwiseRowsFrom;
+}
+
 void lowerDepthwiseConv(LowerContext& ctx, const Node& n, const ConvGeom& g, int bias, int residual, DataType type) {
     namespace k = kernels::conv2d_depthwise;
     const k::Epilogue epilogue = residual >= 0 ? k::Epilogue::res : k::Epilogue::none;
-    Dispatch& d = ctx.emit(typedKernel(n, k::variant(epilogue, type), "conv2d_depthwise", type));
-    setLaunch1d(d, g.N * g.M * g.OH * g.OW, 64);
+    const bool rows = depthwiseRowsOfFour(g);
+    Dispatch& d = ctx.emit(
+        typedKernel(n, k::variant(rows ? k::Width::x4 : k::Width::none, epilogue, type), "conv2d_depthwise", type));
+    setLaunch1d(d, g.N * g.M * g.OH * (rows ? divUp(g.OW, 4) : g.OW), 64);
     setActivation(d, n.activation);
     k::Push p{};
     setConvGeometry(p, g);

@@ -11,6 +11,13 @@ namespace vkinfer::ops {
 // Grouped convolutions with a reduction of at most 64 run here on every device.
 inline bool depthwiseConvFits(const ConvGeom& g) { return g.groups > 1 && g.K() <= 64; }
 
+// Four neighbouring outputs of a row per invocation (conv2d_depthwise.comp's X4: each input row's
+// window loaded once for them) where the taps along x are unit-stride and at most
+// kDepthwiseRowMaxKw, and the layer is large enough that a quarter of the invocations still
+// fill a GPU (ConvNeXt's 7x7 depthwise convs at 56x56 and 28x28).
+inline constexpr int64_t kDepthwiseRowMaxKw = 7, kDepthwiseRowsFrom = int64_t{1} << 17;
+bool depthwiseRowsOfFour(const ConvGeom& g);
+
 // Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1;
 // type is the float type of its tensors.
 void lowerDepthwiseConv(LowerContext& ctx, const graph::Node& n, const ConvGeom& g, int bias, int residual, DataType type);
