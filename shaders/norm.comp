@@ -8,8 +8,11 @@
 // bias. PER_THREAD 1: one invocation per row; 2 (strided rows: the channel norm): a workgroup
 // of 32 rows x SLICES, invocation (r, t) walking elements t, t + SLICES, ... of row r, so
 // neighbouring invocations read neighbouring pixels and a row of hundreds of channels is not
-// one invocation's walk; 0: one workgroup per row with shared-memory tree sums. STATS (a
-// variant) also writes each row's mean and 1/sqrt(var + eps).
+// one invocation's walk; 3 (many short contiguous rows: a ConvNeXt's or Swin's LayerNorm over
+// 96 channels of 3136 tokens): a workgroup of SLICES rows x 32 lanes, lane t walking elements
+// t, t + 32, ... of its row, so neighbouring lanes read neighbouring elements; 0: one workgroup
+// per row with shared-memory tree sums. STATS (a variant) also writes each row's mean and
+// 1/sqrt(var + eps).
 #include "common.glsl"
 #include "types.glsl"
 #include "norm.glsl"  // push constants, specialization constants: shaders/kernels/norm.toml
@@ -28,32 +31,38 @@ layout(std430, binding = 5) writeonly buffer InvStdOut { T invStdOut[]; };
 #define SLICES 8u
 shared float sliceSums[SLICES * 32u];
 
-// The sum of every slice's `v` for this invocation's row (all invocations call it: barriers).
+// The sum of `v` over the invocations sharing this invocation's row (all invocations call it:
+// barriers): in mode 2 the SLICES of its column, in mode 3 the 32 lanes of its row.
 float rowSum(float v) {
     const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
     sliceSums[ly * 32u + lx] = v;
     barrier();
     float total = 0.0;
-    for (uint t = 0u; t < SLICES; ++t) total += sliceSums[t * 32u + lx];
+    if (PER_THREAD == 2u) {
+        for (uint t = 0u; t < SLICES; ++t) total += sliceSums[t * 32u + lx];
+    } else {
+        for (uint t = 0u; t < 32u; ++t) total += sliceSums[ly * 32u + t];
+    }
     barrier();
     return total;
 }
 
 // The row's sum from this invocation's part of it.
-float combined(float v) { return PER_THREAD == 1u ? v : PER_THREAD == 2u ? rowSum(v) : workgroupSum(v); }
+float combined(float v) { return PER_THREAD == 1u ? v : PER_THREAD >= 2u ? rowSum(v) : workgroupSum(v); }
 
 void main() {
     const uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
     const uint row = PER_THREAD == 1u ? gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x
                    : PER_THREAD == 2u ? group * 32u + gl_LocalInvocationID.x
+                   : PER_THREAD == 3u ? group * SLICES + gl_LocalInvocationID.y
                                       : group;
     const bool live = row < p.rows;
     // Per invocation or per workgroup the return is uniform where it matters; sliced rows past
     // the end still meet the barriers.
-    if (!live && PER_THREAD != 2u) return;
+    if (!live && PER_THREAD < 2u) return;
     const uint base = live ? (row / p.rowsPerImage) * p.len * p.stride + row % p.rowsPerImage : 0u;
     const uint first = PER_THREAD == 1u ? 0u : PER_THREAD == 2u ? gl_LocalInvocationID.y : gl_LocalInvocationID.x;
-    const uint step = PER_THREAD == 1u ? 1u : PER_THREAD == 2u ? SLICES : gl_WorkGroupSize.x;
+    const uint step = PER_THREAD == 1u ? 1u : PER_THREAD == 2u ? SLICES : PER_THREAD == 3u ? 32u : gl_WorkGroupSize.x;
     const uint end = live ? p.len : 0u;
 
     float s = 0.0;

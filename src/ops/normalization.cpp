@@ -238,11 +238,17 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     const bool strided = l.stride > 1;
     const bool sliced = strided && l.len > kShortStridedRow;
     const bool perThread = !sliced && (strided || rowPerThread(l.rows, l.len));
+    // Many short contiguous rows (a ConvNeXt's or Swin's LayerNorm: 3136 tokens of 96
+    // channels) take 8 rows a workgroup, 32 lanes each, rather than a workgroup of 128 for 96
+    // elements and a seven-level tree per sum; few rows (ViT-B/16's 197 of 768) keep a
+    // workgroup each, which fills the GPU.
+    constexpr int64_t kLaneRowsFrom = 512, kLaneRowsUpTo = 256;
+    const bool laneRows = !sliced && !perThread && l.rows >= kLaneRowsFrom && l.len <= kLaneRowsUpTo;
     using kernels::norm::Stats;
     Dispatch& d = ctx.emit(typedKernel(n, kernels::norm::variant(stats ? Stats::stats : Stats::none, type), "norm", type));
     setActivation(d, n.activation);
     d.setSpec(kernels::norm::kAffine, l.affine);
-    d.setSpec(kernels::norm::kPerThread, sliced ? 2 : perThread ? 1 : 0);
+    d.setSpec(kernels::norm::kPerThread, sliced ? 2 : perThread ? 1 : laneRows ? 3 : 0);
     d.setSpec(kernels::norm::kHasBias, hasBias ? 1 : 0);
     kernels::norm::Push p{};
     p.rows = u32(l.rows);
@@ -253,8 +259,8 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     p.stride = u32(l.stride);
     p.rowsPerImage = u32(l.rowsPerImage);
     d.setPush(p);
-    if (sliced) {
-        const int64_t groups = ceilDiv(l.rows, int64_t{32});
+    if (sliced || laneRows) {  // 32 x 8 invocations: 32 rows of 8 slices, or 8 rows of 32 lanes
+        const int64_t groups = ceilDiv(l.rows, int64_t{sliced ? 32 : 8});
         d.localSize = {32, 8, 1};
         d.groups = groups <= 65535 ? std::array<uint32_t, 3>{u32(groups), 1, 1}
                                    : std::array<uint32_t, 3>{65535u, u32(ceilDiv(groups, int64_t{65535})), 1};

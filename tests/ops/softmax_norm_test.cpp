@@ -86,7 +86,10 @@ TEST(LayerNormOp, AxesBiasStats) {
         Shape x;
         int64_t axis;
     };
-    const Case cases[] = {{{2, 3, 8}, -1}, {{2, 3, 4, 5}, 1}, {{4, 600}, 1}, {{20000, 3}, -1}, {{3, 5}, 0}};
+    // (3 x 201 rows of 40 and 600 of 250: many short rows, 8 rows of 32 lanes a workgroup,
+    // the last workgroup part empty; a lane's share 1 or 2 elements, or 7 or 8.)
+    const Case cases[] = {{{2, 3, 8}, -1}, {{2, 3, 4, 5}, 1},    {{4, 600}, 1}, {{20000, 3}, -1},
+                          {{3, 5}, 0},     {{3, 201, 40}, -1}, {{600, 250}, 1}};
     for (const auto& c : cases)
         for (int variant = 0; variant < 3; ++variant) {  // bias + stats, no bias, bias without stats
             bool bias = variant != 1, stats = variant == 0;
@@ -100,6 +103,15 @@ TEST(LayerNormOp, AxesBiasStats) {
             if (bias) in.push_back({"bias", randomTensor(p, seedOf(what) + 2)});
             expectGpuMatchesCpu(layerNormModel(c.x, c.axis, bias, stats), in, what);
         }
+    // Many short rows in float16 (ConvNeXt's 3136 tokens of 96 channels).
+    {
+        const Shape x{1, 3136, 96};
+        std::vector<NamedTensor> in = {{"x", randomTensor(x, 41, -3, 5)},
+                                       {"scale", randomTensor({96}, 42, 0.5f, 1.5f)},
+                                       {"bias", randomTensor({96}, 43)}};
+        expectGpuMatchesCpu(layerNormModel(x, -1, true, false), in, "LayerNorm 3136 x 96 fp16", Tolerance{1e-2, 1e-2, true},
+                            Precision::Float16);
+    }
     // A constant scale that broadcasts over the normalized shape [4, 5] is expanded at load time.
     OnnxBuilder m(17);
     m.input("x", {2, 4, 5}).output("y");
