@@ -83,7 +83,7 @@ TEST(CoopmatSelection, ByDeviceDescriptionPrecisionAndShape) {
     std::vector<NamedTensor> in3{{"x", Tensor(DataType::Float32, stem.x)}};
     EXPECT_EQ(convKernels(convModel(stem), in3, h200), std::vector<std::string>{"conv2d_t64x64_f16"});
     ConvCase dw{"dw", {1, 64, 144, 144}, 64, 3, 1, 64};
-    EXPECT_EQ(convKernels(convModel(dw), in, h200), std::vector<std::string>{"conv2d_depthwise_f16"});
+    EXPECT_EQ(convKernels(convModel(dw), in, h200), std::vector<std::string>{"conv2d_depthwise_x4_f16"});
 
     // A 4x4 map over 256 channels to 128: 1 pixel tile, so the reduction is split.
     ConvCase deep{"deep", {1, 256, 4, 4}, 128, 3};

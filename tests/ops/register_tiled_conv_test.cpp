@@ -145,7 +145,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     EXPECT_EQ(convKernels(convModel(pooled), inPooled, gpu, Precision::Float32),
               std::vector<std::string>{"conv2d_t64x64_f32"});
     ConvCase dw{"dw", {1, 64, 144, 144}, 64, 3, 1, 64};
-    EXPECT_EQ(convKernels(convModel(dw), in, gpu, Precision::Float32), std::vector<std::string>{"conv2d_depthwise_f32"});
+    EXPECT_EQ(convKernels(convModel(dw), in, gpu, Precision::Float32), std::vector<std::string>{"conv2d_depthwise_x4_f32"});
 
     ConvCase deep{"deep", {1, 512, 7, 7}, 512, 3};
     std::vector<NamedTensor> inDeep{{"x", Tensor(DataType::Float32, deep.x)}};

@@ -97,7 +97,7 @@ TEST(SmallConvSelection, ByDeviceDescriptionAndShape) {
     EXPECT_EQ(bigKernels[0].rfind("conv2d_cm", 0), 0u) << "tensor cores: " << bigKernels[0];
     // Depthwise keeps conv2d_depthwise.
     ConvCase dw{"dw", {1, 116, 14, 14}, 116, 3, 1, 116};
-    EXPECT_EQ(convKernels(convModel(dw), in, h200, Precision::Float32), std::vector<std::string>{"conv2d_depthwise_f32"});
+    EXPECT_EQ(convKernels(convModel(dw), in, h200, Precision::Float32), std::vector<std::string>{"conv2d_depthwise_x4_f32"});
 }
 
 // Pointwise and spatial kernels, strides, padding, groups, batches, partial pixel and channel

@@ -13,9 +13,10 @@ inline bool depthwiseConvFits(const ConvGeom& g) { return g.groups > 1 && g.K() 
 
 // Four neighbouring outputs of a row per invocation (conv2d_depthwise.comp's X4: each input row's
 // window loaded once for them) where the taps along x are unit-stride and at most
-// kDepthwiseRowMaxKw, and the layer is large enough that a quarter of the invocations still
-// fill a GPU (ConvNeXt's 7x7 depthwise convs at 56x56 and 28x28).
-inline constexpr int64_t kDepthwiseRowMaxKw = 7, kDepthwiseRowsFrom = int64_t{1} << 17;
+// kDepthwiseRowMaxKw, in layers of at least kDepthwiseRowsFrom outputs (ConvNeXt-T's 7x7 convs
+// down to 14x14; docs/BENCHMARKS.md, run 60: from 2^14 rather than 2^17 outputs, ConvNeXt-T
+// 0.990, MobileNetV2 0.996 in fp32 and 1.003 in fp16).
+inline constexpr int64_t kDepthwiseRowMaxKw = 7, kDepthwiseRowsFrom = int64_t{1} << 14;
 bool depthwiseRowsOfFour(const ConvGeom& g);
 
 // Emits the dispatch for `n`: bias is a value id, residual the node's fourth input or -1;
