@@ -186,9 +186,33 @@ void checkConvolutions(Checked* checked) {
     }
 }
 
+// Products that reach both GEMM families (gemm/select.h): a transformer's projections of 197
+// rows (64-row tiles), 1024 rows (128-row tiles, whole tiles), 49 rows with a long reduction
+// (64 columns, split-K), batched attention scores, each with a bias row and a residual, so
+// that the check does not depend on the shared models being there.
+void checkProducts(Checked* checked) {
+    struct P {
+        int64_t batch, m, k, n;
+    };
+    for (const P& c : {P{1, 197, 768, 2304}, P{1, 1024, 256, 512}, P{1, 49, 3072, 768}, P{12, 197, 64, 197}}) {
+        testing::OnnxBuilder b;
+        b.input("a", {c.batch, c.m, c.k}).input("r", {c.batch, c.m, c.n}).output("y");
+        b.initializer("w", Tensor(DataType::Float32, {c.k, c.n}));
+        b.initializer("bias", Tensor(DataType::Float32, {c.n}));
+        b.node("MatMul", {"a", "w"}, {"p"});
+        b.node("Add", {"p", "bias"}, {"pb"});
+        b.node("Add", {"pb", "r"}, {"y"});
+        auto model = b.build();
+        ASSERT_TRUE(model.ok()) << model.status().toString();
+        checkPlan(*model, {}, {}, "product " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n),
+                  checked);
+    }
+}
+
 TEST(KernelInterface, EveryPlannedDispatchMatchesItsKernel) {
     Checked checked;
     checkConvolutions(&checked);
+    checkProducts(&checked);
     for (const char* bundled : {"espcn_x2", "upscaler_x2"})
         checkFolder(fs::path(VKINFER_SOURCE_DIR) / "data" / bundled, &checked);
     const std::string shared = testing::modelsDir();
