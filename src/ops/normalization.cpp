@@ -260,10 +260,8 @@ void lowerNorm(LowerContext& ctx, const Node& n) {
     p.rowsPerImage = u32(l.rowsPerImage);
     d.setPush(p);
     if (sliced || laneRows) {  // 32 x 8 invocations: 32 rows of 8 slices, or 8 rows of 32 lanes
-        const int64_t groups = ceilDiv(l.rows, int64_t{sliced ? 32 : 8});
         d.localSize = {32, 8, 1};
-        d.groups = groups <= 65535 ? std::array<uint32_t, 3>{u32(groups), 1, 1}
-                                   : std::array<uint32_t, 3>{65535u, u32(ceilDiv(groups, int64_t{65535})), 1};
+        d.groups = grid1d(l.rows, sliced ? 32 : 8);
     } else {
         setRowLaunch(d, l.rows, l.len, perThread);
     }

@@ -138,6 +138,22 @@ const Tensor* ownConstant(const Graph& g, const graph::Readers& readers, const N
     return t && t->dtype() == DataType::Float32 ? t : nullptr;
 }
 
+// The single live reader of `v` of type `type` (and `v` no graph output), or null.
+Node* onlyReader(Graph& g, const graph::Readers& readers, int v, const char* type) {
+    if (v < 0 || g.isGraphOutput(v)) return nullptr;
+    auto r = readers.of(v);
+    if (r.size() != 1 || g.nodes[r[0]].opType != type) return nullptr;
+    return &g.nodes[r[0]];
+}
+
+// The Transpose that alone reads `y` (as its data; live, with no second output, `y` no graph
+// output), or null: the copy a producer can fold into its stores.
+Node* soleTransposeOf(Graph& g, const graph::Readers& readers, int y) {
+    Node* t = onlyReader(g, readers, y, "Transpose");
+    if (!t || t->removed || t->inputs.empty() || t->inputs[0] != y || hasExtraOutputs(*t)) return nullptr;
+    return t;
+}
+
 // Offers `rewrite(mulIndex, operand, constant)` each side of each live two-input Mul (no
 // activation) whose other input is a constant, until it returns true (rewritten) for one side.
 template <class Rewrite>
@@ -592,22 +608,19 @@ void foldTransposesIntoMatMulOutput(Graph& g) {
         if (mm.removed || mm.opType != "MatMul" || mm.inputs.size() < 2 || mm.input(3) >= 0 || !mm.outputPerm.empty())
             continue;
         const int y = mm.outputs.empty() ? -1 : mm.outputs[0];
-        if (y < 0 || g.isGraphOutput(y)) continue;
-        const auto users = readers.of(y);
-        if (users.size() != 1 || g.nodes[users[0]].opType != "Transpose") continue;
-        Node& t = g.nodes[users[0]];
-        if (t.removed || t.inputs.empty() || t.inputs[0] != y || hasExtraOutputs(t)) continue;
+        Node* t = soleTransposeOf(g, readers, y);
+        if (!t) continue;
         Node trial = mm;
         try {
-            trial.outputPerm = ops::transposePermutation(t, g.values[y].shape);
+            trial.outputPerm = ops::transposePermutation(*t, g.values[y].shape);
             const auto& a = g.values[mm.inputs[0]].shape;
             const auto& b = g.values[mm.inputs[1]].shape;
-            if (ops::matMulOutputShape(trial, a, b) != g.values[t.outputs[0]].shape) continue;
+            if (ops::matMulOutputShape(trial, a, b) != g.values[t->outputs[0]].shape) continue;
         } catch (const Error&) {
             continue;  // it moves the columns, or the batches do not merge
         }
         mm.outputPerm = trial.outputPerm;
-        absorb(g, mm, t);
+        absorb(g, mm, *t);
     }
 }
 
@@ -627,18 +640,16 @@ void foldTransposesIntoConvOutput(Graph& g) {
             conv.depthToSpace != 0 || !conv.outputPerm.empty() || hasExtraOutputs(conv))
             continue;
         const int y = conv.outputs.empty() ? -1 : conv.outputs[0];
-        if (y < 0 || g.isGraphOutput(y) || g.values[y].shape.size() != 4) continue;
-        const auto users = readers.of(y);
-        if (users.size() != 1 || g.nodes[users[0]].opType != "Transpose") continue;
-        Node& t = g.nodes[users[0]];
-        if (t.removed || t.inputs.empty() || t.inputs[0] != y || hasExtraOutputs(t)) continue;
+        if (y < 0 || g.values[y].shape.size() != 4) continue;
+        Node* t = soleTransposeOf(g, readers, y);
+        if (!t) continue;
         try {
-            if (ops::transposePermutation(t, g.values[y].shape) != toChannelsLast) continue;
+            if (ops::transposePermutation(*t, g.values[y].shape) != toChannelsLast) continue;
         } catch (const Error&) {
             continue;
         }
         conv.outputPerm = toChannelsLast;
-        absorb(g, conv, t);
+        absorb(g, conv, *t);
     }
 }
 
@@ -657,14 +668,6 @@ bool isScalar(const Graph& g, int v, double want) {
 Node* onlyFeeding(Graph& g, const graph::Readers& readers, int v, int reader, const char* type) {
     if (v < 0 || g.isGraphOutput(v)) return nullptr;
     return soleProducer(g, readers, v, reader, {type});
-}
-
-// The single live reader of `v` of type `type` (and `v` no graph output), or null.
-Node* onlyReader(Graph& g, const graph::Readers& readers, int v, const char* type) {
-    if (v < 0 || g.isGraphOutput(v)) return nullptr;
-    auto r = readers.of(v);
-    if (r.size() != 1 || g.nodes[r[0]].opType != type) return nullptr;
-    return &g.nodes[r[0]];
 }
 
 // Gelu as exporters before opset 20 spell it (PyTorch's nn.GELU): x * 0.5 * (1 + erf(x / sqrt 2)),
