@@ -183,23 +183,23 @@ OnnxBuilder gemmModel(const GemmCase& c) {
 const std::vector<GemmCase>& gemmCases() {
     static const std::vector<GemmCase> all = {
         // Fewer than 128 rows: 64-column tiles (ops/gemm/select.h, kCoopmatGemmNarrowBelowRows).
-        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_n64_va_vb_emu"},
+        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_n64_clamped_emu"},
         {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_n64_va_emu"},
         // (B per inner batch: with one B for all, the batches would be rows of one product.)
         {"batched 2x3 x 40x48 by 3x48x72, relu", {2, 3, 40, 48}, {3, 48, 72}, false, true, "gemm_cm64_n64_va_vb_emu"},
         // transB: B gathered eight halves from eight rows where it is an input, read in words
         // where it is a constant (passes/gemm_weights.h transposes it once).
         {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu", true},
-        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_vb_c_emu"},
-        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_va_vb_splitk_emu"},
+        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_clamped_c_emu"},
+        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_clamped_splitk_emu"},
         // 128 rows and more, few tiles: 64 x 128.
         {"shared B: 2x3 x 40x48 by 48x72 is 240 rows", {2, 3, 40, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
-        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_va_vb_emu"},
+        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_clamped_emu"},
         {"Gemm transB, C, alpha, beta at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
-        {"Gemm transB constant at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_vb_c_emu"},
+        {"Gemm transB constant at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_clamped_c_emu"},
         // 128-row tiles where they make 64 tiles or more (ops/gemm/select.h).
-        {"128-row tile", {1040, 32}, {32, 1000}, false, false, "gemm_cm128_va_vb_emu"},
-        {"full tiles, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm128_full_emu"},
+        {"128-row tile", {1040, 32}, {32, 1000}, false, false, "gemm_cm128_clamped_emu"},
+        {"clamped loads, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm128_clamped_emu"},
     };
     return all;
 }
@@ -236,9 +236,12 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     EXPECT_EQ(gemm->rfind("gemm_t16x128", 0), 0u) << *gemm;
     GemmCase big{"big", {2048, 2048}, {2048, 2048}};  // 256 tiles: no split; tiles fill it
     k = planKernels(gemmModel(big), {{"a", big.a}}, h200);
-    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_full_nv"), k.end());
-    GemmCase ragged{"ragged", {2000, 2048}, {2048, 2048}};  // the last row tile is partial: checked
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_nv"), k.end());
+    GemmCase ragged{"ragged", {2000, 2048}, {2048, 2048}};  // the last row tile is partial: clamped
     k = planKernels(gemmModel(ragged), {{"a", ragged.a}}, h200);
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_nv"), k.end());
+    GemmCase shortSlice{"K of 2040", {2000, 2040}, {2040, 2048}};  // the last K slice is partial: checked
+    k = planKernels(gemmModel(shortSlice), {{"a", shortSlice.a}}, h200);
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
 }
 

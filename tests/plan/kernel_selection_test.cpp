@@ -54,7 +54,7 @@ std::string describe(const GemmChoice& c) {
     s += " " + std::to_string(c.bm) + "x" + std::to_string(c.bn);
     if (c.wordsA) s += " wordsA";
     if (c.wordsB) s += " wordsB";
-    if (c.fullTiles) s += " full";
+    if (c.clampedLoads) s += " clamped";
     return s + " split " + std::to_string(c.splits) + " x " + std::to_string(c.kChunk);
 }
 
@@ -399,9 +399,10 @@ TEST(GemmSelection, PerDeviceTable) {
         // 36 tiles of 128 rows: 72 of 64 instead, and no split.
         {"vit qkv 197x2304x768", 197, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
-          "coopmat 64x128 wordsA wordsB split 1 x 768",
+          "coopmat 64x128 wordsA wordsB clamped split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
+        // B's rows of 197 halves are not whole words: checked loads.
         {"attention 12x197x197x64", 197, 197, 64, 12,
          {"portable 64x64 split 1 x 64",
           "coopmat 64x128 wordsA split 1 x 64",
@@ -411,27 +412,27 @@ TEST(GemmSelection, PerDeviceTable) {
         // beats two), one of 512 is; fewer than 128 rows take 64-column tiles.
         {"tiny_vit mlp up 65x512x128", 65, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x64 wordsA wordsB split 1 x 128",
+          "coopmat 64x64 wordsA wordsB clamped split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"128 rows keep 128 columns 128x512x128", 128, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x128 wordsA wordsB split 1 x 128",
+          "coopmat 64x128 wordsA wordsB clamped split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"tiny_vit mlp down 65x128x512", 65, 128, 512, 1,
          {"portable 64x64 split 8 x 64",
-          "coopmat 64x64 wordsA wordsB split 8 x 64",
+          "coopmat 64x64 wordsA wordsB clamped split 8 x 64",
           "portable 64x64 split 8 x 64",
           "portable 64x64 split 8 x 64"}},
         {"vit batch 8 qkv 1576x2304x768: 234 tiles of 128", 1576, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
-          "coopmat 128x128 wordsA wordsB split 1 x 768",
+          "coopmat 128x128 wordsA wordsB clamped split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
         {"square 4096", 4096, 4096, 4096, 1,
          {"portable 64x64 split 1 x 4096",
-          "coopmat 128x128 wordsA wordsB full split 1 x 4096",
+          "coopmat 128x128 wordsA wordsB clamped split 1 x 4096",
           "portable 64x64 split 1 x 4096",
           "portable 64x64 split 1 x 4096"}},
     };

@@ -64,7 +64,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     Dispatch* dp;
     if (coopmat) {
         namespace k = kernels::gemm_cm;
-        const k::Loads loads = choice.fullTiles                  ? k::Loads::full
+        const k::Loads loads = choice.clampedLoads               ? k::Loads::clamped
                                : choice.wordsA && choice.wordsB ? k::Loads::va_vb
                                : choice.wordsA                  ? k::Loads::va
                                : choice.wordsB                  ? k::Loads::vb

@@ -62,9 +62,9 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         // (Words start at k0 + 8q with k0 a multiple of 32: the split chunk is one too.)
         c.wordsA = rowsOfWords(p.aK, p.aM, p.aOuter, p.aInner, p.aOffset);
         c.wordsB = rowsOfWords(p.bN, p.bK, p.bOuter, p.bInner, p.bOffset);
-        // Tiles that fill the product skip the bounds checks (4096^3 on the H200: 22% faster).
-        c.fullTiles = c.bm == 128 && c.wordsA && c.wordsB && p.M % c.bm == 0 && p.N % c.bn == 0 && p.K % tileK == 0 &&
-                      c.kChunk % tileK == 0;
+        // Loads clamped into bounds instead of checked: a third off ViT-B/16's products (H100,
+        // run 61: 197 x 3072 x 768 23.7 -> 16.4 us, 1576 x 3072 x 768 128 -> 81 us).
+        c.clampedLoads = c.wordsA && c.wordsB && p.N % 8 == 0 && p.K % tileK == 0 && c.kChunk % tileK == 0;
     }
     return c;
 }

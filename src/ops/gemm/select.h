@@ -50,9 +50,10 @@ struct GemmChoice {
     kernels::gemm::Tile portableTile = kernels::gemm::Tile::t64x64;
     kernels::gemm_cm::Bm coopmatTile = kernels::gemm_cm::Bm::t64;
     kernels::gemm_cm::Bn coopmatColumns = kernels::gemm_cm::Bn::none;  // 128 columns; n64: 64
-    // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and tiles
-    // that fill the product with no bounds checks (_full).
-    bool wordsA = false, wordsB = false, fullTiles = false;
+    // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and both with
+    // no bounds checks where every K slice is whole and N a multiple of 8 (_clamped: rows past
+    // M and columns past N are read clamped to the last one; they only feed outputs never stored).
+    bool wordsA = false, wordsB = false, clampedLoads = false;
     int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
 };
 
