@@ -6,6 +6,7 @@
 #                                                     policies, compared byte for byte
 #   compare_builds.sh bench ITERS BASE NEW MODEL_DIR[:NAME=DIMS]...
 #                                                     GPU median ms, run base new new base
+#                                                     (PRECISIONS="fp16" for one precision)
 #
 # BASE and NEW are folders holding a `vkinfer` binary and the libraries it needs (as
 # scripts/gpu-bundle.sh packs them; NEW's libraries serve BASE too where BASE lacks one, and
@@ -51,7 +52,7 @@ bench)
     printf "%-28s %-5s %10s %10s %10s %10s %8s\n" model prec base new new base new/base
     for spec in "$@"; do
         m=${spec%%:*}; shape=(); [ "$spec" != "$m" ] && shape=(--shape "${spec#*:}")
-        for p in fp32 fp16; do
+        for p in ${PRECISIONS:-fp32 fp16}; do
             r=()
             for who in base new new base; do
                 b=$base; [ $who = new ] && b=$new

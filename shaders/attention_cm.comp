@@ -3,8 +3,9 @@
 // layout and specialization constants as attention.comp (y = softmax(SCALE * q k^T + a + c) v
 // per batch, every tensor read through strides), with both products on the tensor cores.
 // A workgroup of WARPS warps takes 16 query rows per warp; it walks the keys in blocks of KB,
-// staging q (once), k^T and v (per block) in shared memory as float16, zero-padded to the
-// head dimensions rounded up to 16 (DP for q and k, DVP = 16 DVCH for v).
+// staging q (once), k and v (per block, key by key; k is read as the column-major k^T) in
+// shared memory as float16, padded to the head dimensions rounded up to 16 (DP for q and k,
+// DVP = 16 DVCH for v).
 // Per block and warp: the 16 x KB scores as 16x16 accumulators, staged through Cs to the
 // lanes (two lanes per row, eight columns of each 16 apiece), which add the biases, keep the
 // row's running maximum m and sum l (the online softmax of flash attention) and write the
@@ -19,7 +20,9 @@
 layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
 layout(std430, binding = 1) readonly buffer Q { float16_t q[]; };
 layout(std430, binding = 2) readonly buffer K { float16_t k[]; };
+layout(std430, binding = 2) readonly buffer K4 { uvec4 k4[]; };
 layout(std430, binding = 3) readonly buffer V { float16_t v[]; };
+layout(std430, binding = 3) readonly buffer V4 { uvec4 v4[]; };
 // The added score tensors (unused bindings alias q: NUM_BIAS says which are read).
 layout(std430, binding = 4) readonly buffer A { float16_t a[]; };
 layout(std430, binding = 5) readonly buffer C { float16_t c[]; };
@@ -32,16 +35,29 @@ const uint BR = 16u * WARPS;
 // Row strides in shared memory, in halves: 8 more than the row (16-byte aligned fragments,
 // rows starting on other banks).
 const uint QS = DP + 8u;
-const uint KS = KB + 8u;
+const uint KS = DP + 8u;  // k is staged key by key (row-major), read as the column-major k^T
 const uint VS = DVP + 8u;
 const uint PS = KB + 8u;
-// As: the q rows, then each warp's 16 rows of probabilities; Bs: k^T (DP rows of KB keys),
-// then v (KB rows of DVP).
+// As: the q rows, then each warp's 16 rows of probabilities; Bs: k (KB rows of DP), then v
+// (KB rows of DVP).
 const uint P_AT = BR * QS;
-const uint V_AT = DP * KS;
+const uint V_AT = KB * KS;
 
 shared float16_t As[BR * QS + WARPS * 16u * PS];
-shared float16_t Bs[DP * KS + KB * VS];
+shared float16_t Bs[KB * KS + KB * VS];
+
+// k and v in whole 8-half words where their rows are contiguous and every row and batch starts
+// 8-aligned (K_WORDS, V_WORDS: ops/attention_select.cpp): a block is then KB * DP / 8 and
+// KB * DVP / 8 words, loaded into registers while the block before is multiplied. Keys past L
+// and columns past D or DV are read clamped to the last key or word instead of zeroed: their
+// scores are masked, q is zero past D, and the outputs past DV are not stored, so only their
+// finiteness matters, and they are the tensor's own values. (A branch around a load made the
+// compiler wait for it where the branches join: see gemm_cm.comp.)
+const uint KW = KB * DP / 8u, VW = KB * DVP / 8u;  // words of a block
+// Registers for the most words an invocation holds (one warp, the widest head); the rounds
+// past KW / NT and VW / NT are folded away once the specialization constants are known.
+#define KW_MAX (KEY_BLOCK * 128u / 8u / 32u)
+#define VW_MAX (KEY_BLOCK * 16u * DVCH / 8u / 32u)
 shared float Cs[WARPS * CM_CS_WARP];
 shared float partner[NT];
 
@@ -55,6 +71,45 @@ float withPartner(float x, bool isMax) {
     float o = partner[tid ^ 1u];
     CM_WARP_SYNC();
     return isMax ? maxNaN(x, o) : x + o;
+}
+
+// Word i * NT + tid of the next block of k and of v, where they are words (K_WORDS, V_WORDS).
+void loadWords(uint key0, uint kBase, uint vBase, out uvec4 kw[KW_MAX], out uvec4 vw[VW_MAX]) {
+    const uint tid = gl_LocalInvocationID.x;
+    CM_UNROLL for (uint i = 0u; i < KW_MAX; ++i) {
+        if (K_WORDS != 0u && i * NT < KW) {
+            uint e = min(tid + i * NT, KW - 1u), key = min(key0 + e / (DP / 8u), L - 1u);
+            uint q = min(e % (DP / 8u), D / 8u - 1u);
+            kw[i] = k4[(kBase + key * K_ROW) / 8u + q];
+        }
+    }
+    CM_UNROLL for (uint i = 0u; i < VW_MAX; ++i) {
+        if (V_WORDS != 0u && i * NT < VW) {
+            uint e = min(tid + i * NT, VW - 1u), key = min(key0 + e / (DVP / 8u), L - 1u);
+            uint q = min(e % (DVP / 8u), DV / 8u - 1u);
+            vw[i] = v4[(vBase + key * V_ROW) / 8u + q];
+        }
+    }
+}
+
+void storeHalves(uint at, uvec4 w) {
+    CM_UNROLL for (uint t = 0u; t < 4u; ++t) {
+        f16vec2 h = unpackFloat2x16(w[t]);
+        Bs[at + 2u * t] = h.x;
+        Bs[at + 2u * t + 1u] = h.y;
+    }
+}
+
+void storeWords(uvec4 kw[KW_MAX], uvec4 vw[VW_MAX]) {
+    const uint tid = gl_LocalInvocationID.x;
+    CM_UNROLL for (uint i = 0u; i < KW_MAX; ++i) {
+        uint e = tid + i * NT;
+        if (K_WORDS != 0u && i * NT < KW && e < KW) storeHalves((e / (DP / 8u)) * KS + (e % (DP / 8u)) * 8u, kw[i]);
+    }
+    CM_UNROLL for (uint i = 0u; i < VW_MAX; ++i) {
+        uint e = tid + i * NT;
+        if (V_WORDS != 0u && i * NT < VW && e < VW) storeHalves(V_AT + (e / (DVP / 8u)) * VS + (e % (DVP / 8u)) * 8u, vw[i]);
+    }
 }
 
 void main() {
@@ -74,22 +129,33 @@ void main() {
 
     for (uint e = tid; e < BR * DP; e += NT) {
         uint row = row0 + e / DP, d = e % DP;
-        As[(e / DP) * QS + d] = row < S && d < D ? q[qBase + row * Q_ROW + d * Q_COL] : float16_t(0.0);
+        float16_t x = q[qBase + min(row, S - 1u) * Q_ROW + min(d, D - 1u) * Q_COL];
+        As[(e / DP) * QS + d] = row < S && d < D ? x : float16_t(0.0);
     }
     float o[DVCH * 8u];
     CM_UNROLL for (uint j = 0u; j < DVCH * 8u; ++j) o[j] = 0.0;
     float m = NEG_INF, l = 0.0;  // l: this lane's share of the row's sum
 
+    uvec4 kw[KW_MAX], vw[VW_MAX];
+    loadWords(0u, kBase, vBase, kw, vw);
     for (uint key0 = 0u; key0 < L; key0 += KB) {
         barrier();  // the previous block's k and v are read
-        for (uint e = tid; e < KB * DP; e += NT) {
-            uint key = e / DP, d = e % DP;
-            Bs[d * KS + key] = key0 + key < L && d < D ? k[kBase + (key0 + key) * K_ROW + d * K_COL] : float16_t(0.0);
+        storeWords(kw, vw);
+        if (key0 + KB < L) loadWords(key0 + KB, kBase, vBase, kw, vw);
+        // Element by element where the rows are not words: clamped loads, zeros selected.
+        if (K_WORDS == 0u) {
+            for (uint e = tid; e < KB * DP; e += NT) {
+                uint key = e / DP, d = e % DP;
+                float16_t x = k[kBase + min(key0 + key, L - 1u) * K_ROW + min(d, D - 1u) * K_COL];
+                Bs[key * KS + d] = key0 + key < L && d < D ? x : float16_t(0.0);
+            }
         }
-        for (uint e = tid; e < KB * DVP; e += NT) {
-            uint key = e / DVP, col = e % DVP;
-            Bs[V_AT + key * VS + col] =
-                key0 + key < L && col < DV ? v[vBase + (key0 + key) * V_ROW + col * V_COL] : float16_t(0.0);
+        if (V_WORDS == 0u) {
+            for (uint e = tid; e < KB * DVP; e += NT) {
+                uint key = e / DVP, col = e % DVP;
+                float16_t x = v[vBase + min(key0 + key, L - 1u) * V_ROW + min(col, DV - 1u) * V_COL];
+                Bs[V_AT + key * VS + col] = key0 + key < L && col < DV ? x : float16_t(0.0);
+            }
         }
         barrier();
 
@@ -103,7 +169,7 @@ void main() {
                 CM_FRAG_A fq;
                 CM_FRAG_B fk;
                 CM_LOAD_A(fq, warp * 16u * QS + dc * 16u, QS);
-                CM_LOAD_B(fk, dc * 16u * KS + kc * 16u, KS);
+                CM_LOAD_B_COLUMNS(fk, kc * 16u * KS + dc * 16u, KS);
                 CM_MULADD(acc, fq, fk);
             }
             CM_STAGE(acc, warp);
@@ -111,9 +177,10 @@ void main() {
             CM_UNROLL for (uint t = 0u; t < 8u; ++t) {
                 uint key = key0 + kc * 16u + half8 + t;
                 float x = Cs[cs + t] * SCALE;
-                bool inside = s < S && key < L;
-                if (NUM_BIAS > 0u && inside) x += float(a[aBase + s * A_ROW + key * A_COL]);
-                if (NUM_BIAS > 1u && inside) x += float(c[cBase + s * C_ROW + key * C_COL]);
+                // Biases read clamped (rows past S are not stored, keys past L are masked next).
+                uint bs = min(s, S - 1u), bk = min(key, L - 1u);
+                if (NUM_BIAS > 0u) x += float(a[aBase + bs * A_ROW + bk * A_COL]);
+                if (NUM_BIAS > 1u) x += float(c[cBase + bs * C_ROW + bk * C_COL]);
                 sc[kc * 8u + t] = key < L ? x : NEG_INF;
                 blockMax = maxNaN(blockMax, sc[kc * 8u + t]);
             }

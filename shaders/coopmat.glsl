@@ -19,7 +19,8 @@
 // next stores): a subgroup barrier where a warp is a subgroup, a workgroup barrier emulated.
 // Offsets and strides given to CM_LOAD_* are in halves. CM_LOAD_B reads B row-major (k, n at
 // offset + k * stride + n); with CM_B_COLUMN_MAJOR defined, column-major (offset + n * stride
-// + k), for kernels that stage B with the reduction contiguous.
+// + k), for kernels that stage B with the reduction contiguous; CM_LOAD_B_COLUMNS reads one B
+// column-major whatever CM_B_COLUMN_MAJOR says (attention's k^T, staged key by key).
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
@@ -59,6 +60,7 @@
 #define CM_ZERO(acc) acc = CM_ACC(0.0)
 #define CM_LOAD_A(frag, offset, stride) coopMatLoadNV(frag, As, (offset) / CM_UNIT, (stride) / CM_UNIT, false)
 #define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_COLUMNS)
+#define CM_LOAD_B_COLUMNS(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, true)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAddNV(a, b, acc)
 #define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, false)
 #define CM_STAGE_COLUMNS(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, true)
@@ -79,6 +81,8 @@
 #define CM_B_LAYOUT gl_CooperativeMatrixLayoutRowMajor
 #endif
 #define CM_LOAD_B(frag, offset, stride) coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_LAYOUT)
+#define CM_LOAD_B_COLUMNS(frag, offset, stride) \
+    coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutColumnMajor)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAdd(a, b, acc)
 #define CM_STAGE(acc, warp) \
     coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
@@ -106,6 +110,7 @@ struct CmFrag {  // element (r, c) at offset + r * rowStride + c * colStride, in
 #else
 #define CM_LOAD_B(frag, off, str) frag = CmFrag(off, str, 1u)
 #endif
+#define CM_LOAD_B_COLUMNS(frag, off, str) frag = CmFrag(off, 1u, str)
 #define CM_MULADD(acc, a, b)                                                                    \
     [[dont_unroll]] for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t, cm_r = cm_e / 16u, cm_c = cm_e % 16u; \

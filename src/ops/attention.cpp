@@ -232,6 +232,8 @@ void lowerAttention(LowerContext& ctx, const Node& n) {
         d.localSize = {32 * choice.warps, 1, 1};
         d.setSpec(kernels::attention_cm::kWarps, choice.warps);
         d.setSpec(kernels::attention_cm::kDp, choice.paddedD);
+        d.setSpec(kernels::attention_cm::kKWords, choice.kWords ? 1 : 0);
+        d.setSpec(kernels::attention_cm::kVWords, choice.vWords ? 1 : 0);
     } else {
         d.localSize = {static_cast<uint32_t>(BR * LANES), 1, 1};
         d.setSpec(kBc, keyBlock(l));

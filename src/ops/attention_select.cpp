@@ -13,11 +13,11 @@ uint32_t roundUp16(int64_t v) { return static_cast<uint32_t>((v + 15) / 16 * 16)
 }  // namespace
 
 uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t outChunks) {
-    // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k^T, v) in halves with
-    // rows 8 halves longer than their data; Cs (a 16 x 20 float staging tile per warp) and the
-    // lanes' exchange (a float each).
+    // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k, v: a block's keys) in
+    // halves with rows 8 halves longer than their data; Cs (a 16 x 20 float staging tile per
+    // warp) and the lanes' exchange (a float each).
     const uint64_t keys = static_cast<uint64_t>(kernels::attention_cm::KEY_BLOCK), w = warps;
-    const uint64_t halves = 16 * w * (paddedD + 8) + w * 16 * (keys + 8) + paddedD * (keys + 8) +
+    const uint64_t halves = 16 * w * (paddedD + 8) + w * 16 * (keys + 8) + keys * (paddedD + 8) +
                             keys * (16 * outChunks + 8);
     return 2 * halves + 4 * (w * 16 * 20) + 4 * (32 * w);
 }
@@ -41,6 +41,13 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     c.warps = warps;
     c.paddedD = paddedD;
     c.outChunks = chunks;
+    auto rowsOfWords = [](const AttentionStrides& s, int64_t width) {
+        bool aligned = s.col == 1 && width % 8 == 0 && s.row % 8 == 0 && s.offset % 8 == 0;
+        for (int64_t b : s.batch) aligned = aligned && b % 8 == 0;
+        return aligned;
+    };
+    c.kWords = rowsOfWords(l.tensor[AttentionLayout::K], l.D);
+    c.vWords = rowsOfWords(l.tensor[AttentionLayout::V], l.DV);
     return c;
 }
 

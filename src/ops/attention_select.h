@@ -20,6 +20,9 @@ struct AttentionChoice {
     uint32_t warps = 0;
     uint32_t paddedD = 0;
     uint32_t outChunks = 0;
+    // With coopmat: k's / v's rows are contiguous and every row and batch starts 8-aligned, so
+    // they load as whole 8-half words (and the head dimension is a multiple of 8).
+    bool kWords = false, vWords = false;
 };
 
 // The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.

@@ -179,6 +179,10 @@ TEST(AttentionCoopmatOp, HeadDimensionsOffTheFragments) {
         a.seed = static_cast<uint32_t>(60 + s);
         expectCoopmatAttention(a, "attention_cm_dv32_emu", std::to_string(s) + " tokens x 24");
     }
+    AttentionBlock odd;  // heads of 20: k and v gathered element by element, not in words
+    odd.heads = 2, odd.seq = 45, odd.headDim = 20;
+    odd.seed = 67;
+    expectCoopmatAttention(odd, "attention_cm_dv32_emu", "45 tokens x 20");
     AttentionBlock narrow;
     narrow.heads = 4, narrow.seq = 16, narrow.headDim = 8;  // Swin-small's windows: one fragment
     narrow.seed = 71;
@@ -191,7 +195,7 @@ TEST(AttentionCoopmatOp, HeadDimensionsOffTheFragments) {
 
 TEST(AttentionCoopmatOp, HeadDimension128) {
     VKINFER_REQUIRE_GPU();
-    AttentionBlock a;  // one warp per workgroup in 32 KiB
+    AttentionBlock a;  // two warps per workgroup in lavapipe's 32 KiB
     a.heads = 2, a.seq = 70, a.headDim = 128;
     a.seed = 41;
     expectCoopmatAttention(a, "attention_cm_dv128_emu", "2 heads of 128 over 70 tokens");

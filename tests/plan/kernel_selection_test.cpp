@@ -485,9 +485,9 @@ TEST(AttentionSelection, PerDeviceTable) {
          {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
         {"cross 37 x 45 x 40", attention(37, 45, 40, 40),
          {"coopmat 3 warps, d 48, dv 64", "coopmat 3 warps, d 48, dv 64", "portable", "portable"}},
-        // 128 wide: four warps fit the H200's 48 KiB, one lavapipe's 32 KiB.
+        // 128 wide: four warps fit the H200's 48 KiB, two lavapipe's 32 KiB.
         {"heads of 128", attention(70, 70, 128, 128),
-         {"coopmat 4 warps, d 128, dv 128", "coopmat 1 warps, d 128, dv 128", "portable", "portable"}},
+         {"coopmat 4 warps, d 128, dv 128", "coopmat 2 warps, d 128, dv 128", "portable", "portable"}},
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
     };
@@ -529,6 +529,34 @@ TEST(AttentionSelection, PerDeviceTable) {
                                               resolveKernelTarget(lavapipe(), emulate));
     EXPECT_LE(coopmatAttentionSharedBytes(c.warps, c.paddedD, c.outChunks), 32u * 1024);
     EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, c.paddedD, c.outChunks), 32u * 1024);
+}
+
+TEST(AttentionSelection, WordLoadsNeedContiguousAlignedRows) {
+    const KernelTarget byDefault = resolveKernelTarget(h200(), {});
+    // ViT-B/16's k and v as the fused QKV projection leaves them: [197, 3, 12, 64] read per head.
+    AttentionLayout vit = attention(197, 197, 64, 64);
+    for (auto t : {AttentionLayout::K, AttentionLayout::V}) {
+        AttentionStrides& s = vit.tensor[t];
+        s.offset = t == AttentionLayout::K ? 768 : 1536, s.batch = {0, 64, 0}, s.row = 2304, s.col = 1;
+    }
+    AttentionChoice c = selectAttention(vit, DataType::Float16, byDefault);
+    EXPECT_TRUE(c.kWords && c.vWords);
+    AttentionLayout l = vit;  // k read transposed (a column per key): gathered
+    l.tensor[AttentionLayout::K].row = 1, l.tensor[AttentionLayout::K].col = 197;
+    c = selectAttention(l, DataType::Float16, byDefault);
+    EXPECT_FALSE(c.kWords);
+    EXPECT_TRUE(c.vWords);
+    l = vit;  // v starting off a word
+    l.tensor[AttentionLayout::V].offset = 1540;
+    EXPECT_FALSE(selectAttention(l, DataType::Float16, byDefault).vWords);
+    l = vit;  // a batch stride off a word
+    l.tensor[AttentionLayout::K].batch = {0, 60, 0};
+    EXPECT_FALSE(selectAttention(l, DataType::Float16, byDefault).kWords);
+    l = attention(50, 50, 20, 20);  // heads of 20: rows are not whole words
+    l.tensor[AttentionLayout::K].row = l.tensor[AttentionLayout::V].row = 40;
+    c = selectAttention(l, DataType::Float16, byDefault);
+    EXPECT_TRUE(c.coopmat);
+    EXPECT_FALSE(c.kWords || c.vWords);
 }
 
 TEST(NormSelection, FewLongRowsInChunks) {
