@@ -22,6 +22,13 @@ DeviceDescription emulated() {
     return d;
 }
 
+// The emulation with lavapipe's shared memory, where the GEMM cases' plans run.
+DeviceDescription emulatedIn32KiB() {
+    DeviceDescription d = emulated();
+    d.facts.sharedMemoryBytes = 32 * 1024;
+    return d;
+}
+
 const std::vector<ConvCase>& cases() {
     static const std::vector<ConvCase> all = {
         {"3x3 pad 1, 64-row tile", {1, 16, 13, 11}, 40, 3},
@@ -183,17 +190,18 @@ OnnxBuilder gemmModel(const GemmCase& c) {
 const std::vector<GemmCase>& gemmCases() {
     static const std::vector<GemmCase> all = {
         // Fewer than 128 rows: 64-column tiles (ops/gemm/select.h, kCoopmatGemmNarrowBelowRows).
-        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_n64_clamped_emu"},
+        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_n64_clamped_k64_emu"},
         {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_n64_va_emu"},
         // (B per inner batch: with one B for all, the batches would be rows of one product.)
         {"batched 2x3 x 40x48 by 3x48x72, relu", {2, 3, 40, 48}, {3, 48, 72}, false, true, "gemm_cm64_n64_va_vb_emu"},
         // transB: B gathered eight halves from eight rows where it is an input, read in words
         // where it is a constant (passes/gemm_weights.h transposes it once).
         {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu", true},
-        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_clamped_c_emu"},
-        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_clamped_splitk_emu"},
+        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_clamped_k64_c_emu"},
+        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_clamped_k64_splitk_emu"},
         // 128 rows and more, few tiles: 64 x 128.
         {"shared B: 2x3 x 40x48 by 48x72 is 240 rows", {2, 3, 40, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
+        // (K slices of 64 where K allows, if the tile fits 32 KiB: 64 x 64 does, 64 x 128 not.)
         {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_clamped_emu"},
         {"Gemm transB, C, alpha, beta at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
         {"Gemm transB constant at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_clamped_c_emu"},
@@ -211,7 +219,7 @@ TEST_P(CoopmatGemmRuns, MatchCpuReference) {
     OnnxBuilder b = gemmModel(c);
     InputShapes shapes{{"a", c.a}};
     if (c.bInput) shapes.emplace_back("b", c.b);
-    auto kernels = planKernels(b, shapes, emulated());
+    auto kernels = planKernels(b, shapes, emulatedIn32KiB());
     EXPECT_NE(std::find(kernels.begin(), kernels.end(), c.kernel), kernels.end())
         << c.what << ": expected " << c.kernel << " among the plan's kernels";
     VKINFER_REQUIRE_GPU();
@@ -236,9 +244,12 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     EXPECT_EQ(gemm->rfind("gemm_t16x128", 0), 0u) << *gemm;
     GemmCase big{"big", {2048, 2048}, {2048, 2048}};  // 256 tiles: no split; tiles fill it
     k = planKernels(gemmModel(big), {{"a", big.a}}, h200);
-    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_nv"), k.end());
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_k64_nv"), k.end());
     GemmCase ragged{"ragged", {2000, 2048}, {2048, 2048}};  // the last row tile is partial: clamped
     k = planKernels(gemmModel(ragged), {{"a", ragged.a}}, h200);
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_k64_nv"), k.end());
+    GemmCase slices32{"K of 2016", {2000, 2016}, {2016, 2048}};  // whole slices of 32, not of 64
+    k = planKernels(gemmModel(slices32), {{"a", slices32.a}}, h200);
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_clamped_nv"), k.end());
     GemmCase shortSlice{"K of 2040", {2000, 2040}, {2040, 2048}};  // the last K slice is partial: checked
     k = planKernels(gemmModel(shortSlice), {{"a", shortSlice.a}}, h200);

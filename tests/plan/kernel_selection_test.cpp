@@ -55,6 +55,7 @@ std::string describe(const GemmChoice& c) {
     if (c.wordsA) s += " wordsA";
     if (c.wordsB) s += " wordsB";
     if (c.clampedLoads) s += " clamped";
+    if (c.deepSlices) s += " k64";
     return s + " split " + std::to_string(c.splits) + " x " + std::to_string(c.kChunk);
 }
 
@@ -399,7 +400,7 @@ TEST(GemmSelection, PerDeviceTable) {
         // 36 tiles of 128 rows: 72 of 64 instead, and no split.
         {"vit qkv 197x2304x768", 197, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
-          "coopmat 64x128 wordsA wordsB clamped split 1 x 768",
+          "coopmat 64x128 wordsA wordsB clamped k64 split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
         // B's rows of 197 halves are not whole words: checked loads.
@@ -412,27 +413,33 @@ TEST(GemmSelection, PerDeviceTable) {
         // beats two), one of 512 is; fewer than 128 rows take 64-column tiles.
         {"tiny_vit mlp up 65x512x128", 65, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x64 wordsA wordsB clamped split 1 x 128",
+          "coopmat 64x64 wordsA wordsB clamped k64 split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"128 rows keep 128 columns 128x512x128", 128, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x128 wordsA wordsB clamped split 1 x 128",
+          "coopmat 64x128 wordsA wordsB clamped k64 split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"tiny_vit mlp down 65x128x512", 65, 128, 512, 1,
          {"portable 64x64 split 8 x 64",
-          "coopmat 64x64 wordsA wordsB clamped split 8 x 64",
+          "coopmat 64x64 wordsA wordsB clamped k64 split 8 x 64",
           "portable 64x64 split 8 x 64",
           "portable 64x64 split 8 x 64"}},
         {"vit batch 8 qkv 1576x2304x768: 234 tiles of 128", 1576, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
-          "coopmat 128x128 wordsA wordsB clamped split 1 x 768",
+          "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
+        // A reduction of 96 (Swin-T's first stage) is not whole slices of 64: slices of 32.
+        {"swin stage 1 fc1 3136x384x96", 3136, 384, 96, 1,
+         {"portable 64x64 split 1 x 96",
+          "coopmat 128x128 wordsA wordsB clamped split 1 x 96",
+          "portable 64x64 split 1 x 96",
+          "portable 64x64 split 1 x 96"}},
         {"square 4096", 4096, 4096, 4096, 1,
          {"portable 64x64 split 1 x 4096",
-          "coopmat 128x128 wordsA wordsB clamped split 1 x 4096",
+          "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 4096",
           "portable 64x64 split 1 x 4096",
           "portable 64x64 split 1 x 4096"}},
     };

@@ -21,6 +21,11 @@ bool rowsOfWords(int64_t unit, int64_t rowStride, int64_t outer, int64_t inner, 
 
 }  // namespace
 
+uint64_t coopmatGemmSharedBytes(int64_t bm, int64_t bn, int64_t bk, int64_t warps) {
+    // As (BM rows of BK + 8 halves), Bs (BK rows of BN + 8), Cs (a 16 x 20 float tile per warp).
+    return static_cast<uint64_t>(2 * (bm * (bk + 8) + bk * (bn + 8)) + 4 * warps * 16 * 20);
+}
+
 GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const KernelTarget& t) {
     GemmChoice c;
     const bool coopmat = coopmatGemmFits(p, type, t);
@@ -65,6 +70,11 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         // Loads clamped into bounds instead of checked: a third off ViT-B/16's products (H100,
         // run 61: 197 x 3072 x 768 23.7 -> 16.4 us, 1576 x 3072 x 768 128 -> 81 us).
         c.clampedLoads = c.wordsA && c.wordsB && p.N % 8 == 0 && p.K % tileK == 0 && c.kChunk % tileK == 0;
+        namespace k = kernels::gemm_cm;
+        const int64_t warps = k::kBmValues[static_cast<size_t>(c.coopmatTile)].WARPS_M *
+                              k::kBmValues[static_cast<size_t>(c.coopmatTile)].WARPS_N;
+        c.deepSlices = c.clampedLoads && p.K % kCoopmatGemmDeepSlice == 0 && c.kChunk % kCoopmatGemmDeepSlice == 0 &&
+                       coopmatGemmSharedBytes(c.bm, c.bn, kCoopmatGemmDeepSlice, warps) <= t.facts.sharedMemoryBytes;
     }
     return c;
 }

@@ -54,6 +54,9 @@ struct GemmChoice {
     // no bounds checks where every K slice is whole and N a multiple of 8 (_clamped: rows past
     // M and columns past N are read clamped to the last one; they only feed outputs never stored).
     bool wordsA = false, wordsB = false, clampedLoads = false;
+    // With clampedLoads: K slices of kCoopmatGemmDeepSlice (_clamped_k64) where K and the split
+    // chunk are multiples of it and the tile's shared memory fits the device.
+    bool deepSlices = false;
     int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
 };
 
@@ -63,6 +66,14 @@ inline constexpr int64_t kCoopmatGemmTilesFor128 = 64;
 // Cooperative-matrix products of fewer rows than this take 64-column tiles (with 64 rows:
 // below 128 rows the row tiles are always 64).
 inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 128;
+
+// The deeper K slice of the cooperative-matrix GEMM (gemm_cm.comp's K_SLICES_OF_64): half the
+// shared-memory rounds, twice the bytes in flight per round (H100, run 61: ViT-B/16 fp16 0.89).
+inline constexpr int64_t kCoopmatGemmDeepSlice = 64;
+
+// The shared memory gemm_cm.comp declares for a BM x BN tile of `warps` subgroups with K
+// slices of `bk`, in bytes.
+uint64_t coopmatGemmSharedBytes(int64_t bm, int64_t bn, int64_t bk, int64_t warps);
 
 // `siblings`: the product shares its wave with parallel branches (ops::hasParallelSiblings);
 // it is then never split.
