@@ -5,7 +5,8 @@
 // computes a BM x BN tile, each warp a block of 16x16 accumulators; per BK-slice the A and B
 // tiles go through shared memory as 16-byte words (8 halves). VEC_A / VEC_B: the operand's
 // rows are contiguous and 8-aligned (A: aK == 1, B: bN == 1, offsets too), so whole words are loaded;
-// otherwise eight elements are gathered per word. Bounds are checked either way.
+// otherwise eight elements are gathered per word. Bounds are checked either way, except as
+// CLAMPED_LOADS says.
 // The epilogue and SPLITK follow gemm.comp (part[s][batch][m][n] for gemm_splitk_reduce).
 // CLAMPED_LOADS: operands in whole words (VEC_A, VEC_B), every K chunk a multiple of BK and N of
 // 8: no bounds checks on the loads. Rows of A past M and words of B past N are read from the
