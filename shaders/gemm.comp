@@ -5,7 +5,8 @@
 // (b = b1 * inner + b2), each with its own strides, which covers NumPy broadcasting of up
 // to two batch dimensions. A and B start at elements aOffset and bOffset (a Slice folded into
 // the load); y (and the residual, in y's layout) is stored at b1 * yOuter + b2 * yInner +
-// m * yM + n * yN (a Transpose after the product folded into the store). Tiling as in conv2d.comp.
+// m * yM + n * yN (a Transpose after the product folded into the store). Tiling as in conv2d.comp;
+// each K slice is loaded into registers while the one before is multiplied (loadSlice).
 // Defines: TM, TN, WM, WN, BK, HAS_C, HAS_R (a residual of the output's shape), and T_F32 or
 // T_F16 (types.glsl: operands of type T, arithmetic in float).
 // SPLITK (as in conv2d.comp): grid z = split * batches + batch; split s reduces only k in
@@ -14,9 +15,16 @@
 #include "common.glsl"
 #include "types.glsl"
 #include "gemm.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm.toml
+#extension GL_EXT_control_flow_attributes : require
 
 #define BM (WM * TM)
 #define BN (WN * TN)
+#define NT (WM * WN)
+#define A_PER (BK * BM / NT)  // elements of a K slice of A and of B each invocation loads
+#define B_PER (BK * BN / NT)
+#if (BK * BM) % NT != 0 || (BK * BN) % NT != 0 || A_PER + B_PER > 32
+#error tile shape and workgroup do not fit
+#endif
 
 #ifdef SPLITK
 layout(std430, binding = 0) writeonly buffer Partial { float part[]; };
@@ -41,6 +49,26 @@ layout(std430, binding = 3) readonly buffer Residual { T resid[]; };
 shared float As[BK][BM];
 shared float Bs[BK][BN];
 
+// Slice k0's elements of A and B into registers, every load unconditional: rows, columns and
+// k past the ends read clamped indices and their bit in `inside` stays clear (zeros are
+// selected where the registers are stored to shared memory). A branch around a load made the
+// compiler wait for it where the branches join (gemm_cm.comp), so loads in branches could not
+// be in flight behind the multiplies.
+void loadSlice(uint k0, uint kEnd, uint tid, uint m0, uint n0, uint aBase, uint bBase, out float aReg[A_PER],
+               out float bReg[B_PER], out uint inside) {
+    inside = 0u;
+    [[unroll]] for (uint i = 0u; i < A_PER; ++i) {
+        uint e = tid + i * NT, m = m0 + e / BK, k = k0 + e % BK;
+        aReg[i] = float(a[aBase + min(m, p.M - 1u) * p.aM + min(k, kEnd - 1u) * p.aK]);
+        inside |= m < p.M && k < kEnd ? 1u << i : 0u;
+    }
+    [[unroll]] for (uint i = 0u; i < B_PER; ++i) {
+        uint e = tid + i * NT, n = n0 + e % BN, k = k0 + e / BN;
+        bReg[i] = float(b[bBase + min(k, kEnd - 1u) * p.bK + min(n, p.N - 1u) * p.bN]);
+        inside |= n < p.N && k < kEnd ? 1u << (A_PER + i) : 0u;
+    }
+}
+
 void main() {
     const uint tx = gl_LocalInvocationID.x;
     const uint ty = gl_LocalInvocationID.y;
@@ -56,27 +84,31 @@ void main() {
     const uint bBase = p.bOffset + b1 * p.bOuter + b2 * p.bInner;
 
     float acc[TM][TN];
-    for (uint i = 0; i < TM; ++i)
-        for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+    [[unroll]] for (uint i = 0; i < TM; ++i)
+        [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
 
+    // Register double buffering (as gemm_cm.comp): slice k0 + BK is loaded while slice k0 is
+    // multiplied.
+    float aReg[A_PER], bReg[B_PER];
+    uint inside = 0u;
+    if (kBegin < kEnd) loadSlice(kBegin, kEnd, tid, m0, n0, aBase, bBase, aReg, bReg, inside);  // (K may be 0)
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        for (uint e = tid; e < BK * BM; e += WM * WN) {
-            uint kk = e % BK, mm = e / BK;
-            uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < p.M && k < kEnd) ? float(a[aBase + m * p.aM + k * p.aK]) : 0.0;
+        [[unroll]] for (uint i = 0u; i < A_PER; ++i) {
+            uint e = tid + i * NT;
+            As[e % BK][e / BK] = (inside & (1u << i)) != 0u ? aReg[i] : 0.0;
         }
-        for (uint e = tid; e < BK * BN; e += WM * WN) {
-            uint nn = e % BN, kk = e / BN;
-            uint n = n0 + nn, k = k0 + kk;
-            Bs[kk][nn] = (n < p.N && k < kEnd) ? float(b[bBase + k * p.bK + n * p.bN]) : 0.0;
+        [[unroll]] for (uint i = 0u; i < B_PER; ++i) {
+            uint e = tid + i * NT;
+            Bs[e / BN][e % BN] = (inside & (1u << (A_PER + i))) != 0u ? bReg[i] : 0.0;
         }
         barrier();
-        for (uint kk = 0; kk < BK; ++kk) {
+        if (k0 + BK < kEnd) loadSlice(k0 + BK, kEnd, tid, m0, n0, aBase, bBase, aReg, bReg, inside);
+        [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
             float av[TM], bv[TN];
-            for (uint i = 0; i < TM; ++i) av[i] = As[kk][ty + i * WM];
-            for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
-            for (uint i = 0; i < TM; ++i)
-                for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+            [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = As[kk][ty + i * WM];
+            [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
+            [[unroll]] for (uint i = 0; i < TM; ++i)
+                [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
         }
         barrier();
     }
