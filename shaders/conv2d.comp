@@ -16,10 +16,19 @@
 #include "types.glsl"
 #include "conv2d.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d.toml
 
+#extension GL_EXT_control_flow_attributes : require
+
 #define BM (WM * TM)
 #define BN (WN * TN)
-#if ((WM * WN) % BN) != 0
+#define NT (WM * WN)
+#if (NT % BN) != 0
 #error the workgroup size must be a multiple of the tile width BN
+#endif
+#define KSTEP (NT / BN)
+#define A_PER (BK * BM / NT)  // weights and gathered inputs of a K slice per invocation
+#define B_PER (BK / KSTEP)
+#if (BK * BM) % NT != 0 || BK % KSTEP != 0 || A_PER + B_PER > 32
+#error tile shape and workgroup do not fit
 #endif
 
 #ifdef SPLITK
@@ -42,6 +51,29 @@ layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 shared float As[BK][BM];
 shared float Bs[BK][BN];
 
+// Slice k0 of the weights and of this invocation's im2col column into registers, every load
+// unconditional: outside the weights, the image or the split, a clamped index (or element 0)
+// is read and the value's bit in `inside` stays clear, so that zeros are selected where the
+// registers are stored to shared memory (a branch around a load made the compiler wait for it
+// where the branches join: gemm_cm.comp).
+void loadSlice(uint k0, uint kEnd, uint tid, uint m0, uint wBase, uint Mg, uint K, uint kkFirst, bool nValid,
+               int xBase, int iy0, int ix0, out float aReg[A_PER], out float bReg[B_PER], out uint inside) {
+    inside = 0u;
+    [[unroll]] for (uint i = 0u; i < A_PER; ++i) {
+        uint e = tid + i * NT, m = m0 + e / BK, k = k0 + e % BK;
+        aReg[i] = float(w[wBase + min(m, Mg - 1u) * K + min(k, kEnd - 1u)]);
+        inside |= m < Mg && k < kEnd ? 1u << i : 0u;
+    }
+    [[unroll]] for (uint i = 0u; i < B_PER; ++i) {
+        uint k = k0 + kkFirst + i * KSTEP;
+        ivec4 kt = kTable[min(k, kEnd - 1u)];
+        int iy = iy0 + kt.y, ix = ix0 + kt.z;
+        bool valid = nValid && k < kEnd && uint(iy) < p.H && uint(ix) < p.W;
+        bReg[i] = float(x[valid ? xBase + kt.x : 0]);
+        inside |= valid ? 1u << (A_PER + i) : 0u;
+    }
+}
+
 void main() {
     const uint tx = gl_LocalInvocationID.x;
     const uint ty = gl_LocalInvocationID.y;
@@ -62,12 +94,11 @@ void main() {
     if (n0 >= NP) return;  // past the last tile of a spilled grid (uniform per workgroup)
 
     float acc[TM][TN];
-    for (uint i = 0; i < TM; ++i)
-        for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
+    [[unroll]] for (uint i = 0; i < TM; ++i)
+        [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = 0.0;
 
     // Each thread gathers one fixed column (output pixel) of the B tile, rows kkFirst,
     // kkFirst + KSTEP, ...: its pixel is decomposed once, not per element.
-    const uint KSTEP = (WM * WN) / BN;
     const uint nnLoad = tid % BN;
     const uint kkFirst = tid / BN;
     const uint nLoad = n0 + nnLoad;
@@ -81,29 +112,28 @@ void main() {
         xBase = int((b * p.C + g * Cg) * p.H * p.W) + iy0 * int(p.W) + ix0;
     }
 
+    // Register double buffering (as gemm.comp): slice k0 + BK is loaded while slice k0 is
+    // multiplied.
+    const uint wBase = g * Mg * K;
+    float aReg[A_PER], bReg[B_PER];
+    uint inside = 0u;
+    if (kBegin < kEnd) loadSlice(kBegin, kEnd, tid, m0, wBase, Mg, K, kkFirst, nValid, xBase, iy0, ix0, aReg, bReg, inside);
     for (uint k0 = kBegin; k0 < kEnd; k0 += BK) {
-        for (uint e = tid; e < BK * BM; e += WM * WN) {
-            uint kk = e % BK, mm = e / BK;
-            uint m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < Mg && k < kEnd) ? float(w[(g * Mg + m) * K + k]) : 0.0;
+        [[unroll]] for (uint i = 0u; i < A_PER; ++i) {
+            uint e = tid + i * NT;
+            As[e % BK][e / BK] = (inside & (1u << i)) != 0u ? aReg[i] : 0.0;
         }
-        for (uint kk = kkFirst; kk < BK; kk += KSTEP) {
-            uint k = k0 + kk;
-            float v = 0.0;
-            if (nValid && k < kEnd) {
-                ivec4 kt = kTable[k];
-                int iy = iy0 + kt.y, ix = ix0 + kt.z;
-                if (uint(iy) < p.H && uint(ix) < p.W) v = float(x[xBase + kt.x]);
-            }
-            Bs[kk][nnLoad] = v;
-        }
+        [[unroll]] for (uint i = 0u; i < B_PER; ++i)
+            Bs[kkFirst + i * KSTEP][nnLoad] = (inside & (1u << (A_PER + i))) != 0u ? bReg[i] : 0.0;
         barrier();
-        for (uint kk = 0; kk < BK; ++kk) {
+        if (k0 + BK < kEnd)
+            loadSlice(k0 + BK, kEnd, tid, m0, wBase, Mg, K, kkFirst, nValid, xBase, iy0, ix0, aReg, bReg, inside);
+        [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
             float a[TM], bv[TN];
-            for (uint i = 0; i < TM; ++i) a[i] = As[kk][ty + i * WM];
-            for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
-            for (uint i = 0; i < TM; ++i)
-                for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], bv[j], acc[i][j]);
+            [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = As[kk][ty + i * WM];
+            [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
+            [[unroll]] for (uint i = 0; i < TM; ++i)
+                [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], bv[j], acc[i][j]);
         }
         barrier();
     }
