@@ -2,7 +2,8 @@
 // Conv2d as an implicit GEMM: out[m, n] = sum_k w[m, k] * im2col(x)[k, n] per group, with
 // m = output channel, n = (batch, oy, ox), k = (input channel, ky, kx). A workgroup computes
 // a BM x BN tile through shared memory; each thread a TM x TN block, strided across the tile
-// so that neighbouring threads read neighbouring shared-memory words.
+// so that neighbouring threads read neighbouring shared-memory words. Each K slice is loaded
+// into registers while the one before is multiplied (loadSlice).
 // Grid: x (spilling into y past 65535) walks the pixel tiles; z = (split * groups + group) *
 // mTiles + m-tile.
 // Defines: TM, TN, WM, WN (threads along m and n; local size = WN x WM), BK, RESIDUAL, and the
