@@ -99,25 +99,35 @@ std::string convRunName(const ::testing::TestParamInfo<ConvRun>& info) {
     return "case" + std::to_string(info.param.index) + (info.param.precision == Precision::Float16 ? "_fp16" : "_fp32");
 }
 
-void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
-                              Precision precision, bool emulateCooperativeMatrix, DirectConv direct) {
+namespace {
+
+// The large portable tiles, the tensor cores emulated or not, the direct-conv policy.
+SessionOptions largeTileOptions(Precision precision, bool emulateCooperativeMatrix, DirectConv direct) {
     SessionOptions o;
     o.precision = precision;
     o.kernels.convTiles = ConvTiles::Large;
     o.kernels.emulateCooperativeMatrix = emulateCooperativeMatrix;
     o.kernels.directConv = direct;
-    expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+    return o;
+}
+
+Tolerance toleranceFor(Precision precision) {
+    return precision == Precision::Float16 ? coopmatTolerance() : opTolerance();
+}
+
+}  // namespace
+
+void expectGpuKernelsMatchCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
+                              Precision precision, bool emulateCooperativeMatrix, DirectConv direct) {
+    expectGpuMatchesCpuWith(b, inputs, what, toleranceFor(precision),
+                            largeTileOptions(precision, emulateCooperativeMatrix, direct));
 }
 
 void expectConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const std::string& what,
                                 Precision precision, bool tensorCores, DirectConv direct, bool smallGrid) {
-    SessionOptions o;
-    o.precision = precision;
-    o.kernels.convTiles = ConvTiles::Large;
-    o.kernels.emulateCooperativeMatrix = tensorCores;
-    o.kernels.directConv = direct;
+    SessionOptions o = largeTileOptions(precision, tensorCores, direct);
     o.kernels.smallGridConv = smallGrid ? SmallGridConv::FewTiles : SmallGridConv::Off;
-    expectGpuMatchesCpuWith(b, inputs, what, precision == Precision::Float16 ? coopmatTolerance() : opTolerance(), o);
+    expectGpuMatchesCpuWith(b, inputs, what, toleranceFor(precision), o);
 }
 
 void expectEveryConvFamilyMatchesCpu(const OnnxBuilder& b, const std::vector<NamedTensor>& in,
