@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Single-op probes for where a transformer's time goes (issue 21): the GEMMs of ViT-B/16 (197
 tokens) as MatMul (B stored [K, N]) and as Gemm with transB (B stored [N, K], nn.Linear's weight
-on 2-D input), a large square GEMM, LayerNorms, and a chain of 64 LayerNorms on [1, 64] (the
-floor of one dispatch and its barrier). Each becomes an ONNX model (float32; vkinfer runs it in
+on 2-D input), a large square GEMM, LayerNorms, a chain of 64 LayerNorms on [1, 64] (the
+floor of one dispatch and its barrier), and two depthwise convs (ConvNeXt-T's 7x7, a 3x3;
+PyTorch timed in the faster of NCHW and channels-last). Each becomes an ONNX model (float32; vkinfer runs it in
 float16); the same op runs in PyTorch float16 under a CUDA graph (20 per replay, time per op).
 
   op_probe.py OUT_DIR [--vkinfer PATH] [--torch] [--iters N]
@@ -26,6 +27,9 @@ GEMMS = {"197x3072x768": (197, 3072, 768), "197x768x3072": (197, 768, 3072), "19
          "197x768x768": (197, 768, 768), "1576x3072x768": (1576, 3072, 768), "3136x384x96": (3136, 384, 96),
          "4096x4096x4096": (4096, 4096, 4096)}
 NORMS = [(197, 768), (3136, 96)]
+# name -> (channels, height = width, kernel): depthwise convs with same padding (ConvNeXt-T's
+# first stage, MobileNetV2's 56 x 56 blocks)
+DEPTHWISE = {"dw7_96x56": (96, 56, 7), "dw3_144x56": (144, 56, 3)}
 
 
 def save(out, name, nodes, inputs, outputs, inits):
@@ -48,6 +52,9 @@ def write_models(out):
     for rows, c in NORMS:
         save(out, f"layernorm_{rows}x{c}", [ln("x", "y")], [vi("x", [rows, c])], [vi("y", [rows, c])],
              [w("g", [c]), w("b", [c])])
+    for name, (c, hw, k) in DEPTHWISE.items():
+        save(out, name, [helper.make_node("Conv", ["x", "w", "b"], ["y"], group=c, kernel_shape=[k, k], pads=[k // 2] * 4)],
+             [vi("x", [1, c, hw, hw])], [vi("y", [1, c, hw, hw])], [w("w", [c, 1, k, k]), w("b", [c])])
     nodes, prev = [], "x"
     for i in range(64):
         nodes.append(ln(prev, f"l{i}"))
@@ -91,6 +98,13 @@ def time_torch(iters):
     for rows, c in NORMS + [(1, 64)]:
         x, norm = torch.randn(rows, c, **h), torch.nn.LayerNorm(c).cuda().half()
         res[f"layernorm_{rows}x{c}"] = per_op_ms(lambda: norm(x))
+    for name, (c, hw, k) in DEPTHWISE.items():
+        conv = torch.nn.Conv2d(c, c, k, padding=k // 2, groups=c).cuda().half()
+        for layout in (torch.contiguous_format, torch.channels_last):
+            x = torch.randn(1, c, hw, hw, **h).to(memory_format=layout)
+            conv = conv.to(memory_format=layout)
+            t = per_op_ms(lambda: conv(x))
+            res[name] = min(res.get(name, t), t)  # the faster layout, as a user would pick
     return res
 
 
