@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/families/attention_cm.h"
+#include "ops/word_loads.h"
 
 namespace vkinfer::ops {
 
@@ -41,13 +42,13 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     c.warps = warps;
     c.paddedD = paddedD;
     c.outChunks = chunks;
-    auto rowsOfWords = [](const AttentionStrides& s, int64_t width) {
-        bool aligned = s.col == 1 && width % 8 == 0 && s.row % 8 == 0 && s.offset % 8 == 0;
-        for (int64_t b : s.batch) aligned = aligned && b % 8 == 0;
-        return aligned;
+    // (The head dimension a whole number of words too: a row's last word is then all its own.)
+    auto words = [](const AttentionStrides& s, int64_t width) {
+        return onWord(width) && rowsOfWords(s.col, s.row, {s.offset}) &&
+               std::all_of(s.batch.begin(), s.batch.end(), onWord);
     };
-    c.kWords = rowsOfWords(l.tensor[AttentionLayout::K], l.D);
-    c.vWords = rowsOfWords(l.tensor[AttentionLayout::V], l.DV);
+    c.kWords = words(l.tensor[AttentionLayout::K], l.D);
+    c.vWords = words(l.tensor[AttentionLayout::V], l.DV);
     return c;
 }
 

@@ -75,8 +75,7 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                        ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
         if (!kernel) fail(ErrorCode::Internal, "{}: gemm_cm has no such variant (shaders/kernels/gemm_cm.toml)", n.describe());
         dp = &ctx.emit(*kernel);
-        const k::BmValue& v = k::kBmValues[static_cast<size_t>(choice.coopmatTile)];
-        dp->localSize = {static_cast<uint32_t>(32 * v.WARPS_M * v.WARPS_N), 1, 1};
+        dp->localSize = {static_cast<uint32_t>(32 * coopmatGemmWarps(choice.coopmatTile)), 1, 1};
     } else {
         namespace k = kernels::gemm;
         const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);

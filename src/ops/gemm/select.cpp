@@ -2,6 +2,7 @@
 
 #include "ops/dispatch.h"
 #include "ops/split_k.h"
+#include "ops/word_loads.h"
 
 namespace vkinfer::ops {
 
@@ -14,12 +15,12 @@ bool coopmatGemmFits(const GemmProblem& p, DataType type, const KernelTarget& t)
            (t.emulateCooperativeMatrix || t.facts.sharedMemoryBytes >= 24 * 1024);
 }
 
-// Whole 8-half words can be loaded: unit stride along the row, every row start 8-aligned.
-bool rowsOfWords(int64_t unit, int64_t rowStride, int64_t outer, int64_t inner, int64_t offset) {
-    return unit == 1 && rowStride % 8 == 0 && outer % 8 == 0 && inner % 8 == 0 && offset % 8 == 0;
-}
-
 }  // namespace
+
+int64_t coopmatGemmWarps(kernels::gemm_cm::Bm tile) {
+    const kernels::gemm_cm::BmValue& v = kernels::gemm_cm::kBmValues[static_cast<size_t>(tile)];
+    return v.WARPS_M * v.WARPS_N;
+}
 
 uint64_t coopmatGemmSharedBytes(int64_t bm, int64_t bn, int64_t bk, int64_t warps) {
     // As (BM rows of BK + 8 halves), Bs (BK rows of BN + 8), Cs (a 16 x 20 float tile per warp).
@@ -65,16 +66,14 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     if (batches * c.splits > 65535) c.splits = 1, c.kChunk = p.K;
     if (coopmat) {
         // (Words start at k0 + 8q with k0 a multiple of 32: the split chunk is one too.)
-        c.wordsA = rowsOfWords(p.aK, p.aM, p.aOuter, p.aInner, p.aOffset);
-        c.wordsB = rowsOfWords(p.bN, p.bK, p.bOuter, p.bInner, p.bOffset);
+        c.wordsA = rowsOfWords(p.aK, p.aM, {p.aOuter, p.aInner, p.aOffset});
+        c.wordsB = rowsOfWords(p.bN, p.bK, {p.bOuter, p.bInner, p.bOffset});
         // Loads clamped into bounds instead of checked: a third off ViT-B/16's products (H100,
         // run 61: 197 x 3072 x 768 23.7 -> 16.4 us, 1576 x 3072 x 768 128 -> 81 us).
-        c.clampedLoads = c.wordsA && c.wordsB && p.N % 8 == 0 && p.K % tileK == 0 && c.kChunk % tileK == 0;
-        namespace k = kernels::gemm_cm;
-        const int64_t warps = k::kBmValues[static_cast<size_t>(c.coopmatTile)].WARPS_M *
-                              k::kBmValues[static_cast<size_t>(c.coopmatTile)].WARPS_N;
+        c.clampedLoads = c.wordsA && c.wordsB && onWord(p.N) && p.K % tileK == 0 && c.kChunk % tileK == 0;
         c.deepSlices = c.clampedLoads && p.K % kCoopmatGemmDeepSlice == 0 && c.kChunk % kCoopmatGemmDeepSlice == 0 &&
-                       coopmatGemmSharedBytes(c.bm, c.bn, kCoopmatGemmDeepSlice, warps) <= t.facts.sharedMemoryBytes;
+                       coopmatGemmSharedBytes(c.bm, c.bn, kCoopmatGemmDeepSlice, coopmatGemmWarps(c.coopmatTile)) <=
+                           t.facts.sharedMemoryBytes;
     }
     return c;
 }

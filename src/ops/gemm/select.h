@@ -71,6 +71,9 @@ inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 128;
 // shared-memory rounds, twice the bytes in flight per round (H100, run 61: ViT-B/16 fp16 0.89).
 inline constexpr int64_t kCoopmatGemmDeepSlice = 64;
 
+// The subgroups of a gemm_cm.comp workgroup with this tile (its WARPS_M x WARPS_N).
+int64_t coopmatGemmWarps(kernels::gemm_cm::Bm tile);
+
 // The shared memory gemm_cm.comp declares for a BM x BN tile of `warps` subgroups with K
 // slices of `bk`, in bytes.
 uint64_t coopmatGemmSharedBytes(int64_t bm, int64_t bn, int64_t bk, int64_t warps);
