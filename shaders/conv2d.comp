@@ -51,6 +51,7 @@ layout(std430, binding = 5) readonly buffer Residual { T res[]; };
 
 shared float As[BK][BM];
 shared float Bs[BK][BN];
+#include "portable_tile.glsl"
 
 // Slice k0 of the weights and of this invocation's im2col column into registers, every load
 // unconditional: outside the weights, the image or the split, a clamped index (or element 0)
@@ -129,13 +130,7 @@ void main() {
         barrier();
         if (k0 + BK < kEnd)
             loadSlice(k0 + BK, kEnd, tid, m0, wBase, Mg, K, kkFirst, nValid, xBase, iy0, ix0, aReg, bReg, inside);
-        [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
-            float a[TM], bv[TN];
-            [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = As[kk][ty + i * WM];
-            [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
-            [[unroll]] for (uint i = 0; i < TM; ++i)
-                [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(a[i], bv[j], acc[i][j]);
-        }
+        MULTIPLY_TILE_SLICE(acc, tx, ty);
         barrier();
     }
 

@@ -48,6 +48,7 @@ layout(std430, binding = 3) readonly buffer Residual { T resid[]; };
 
 shared float As[BK][BM];
 shared float Bs[BK][BN];
+#include "portable_tile.glsl"
 
 // Slice k0's elements of A and B into registers, every load unconditional: rows, columns and
 // k past the ends read clamped indices and their bit in `inside` stays clear (zeros are
@@ -103,13 +104,7 @@ void main() {
         }
         barrier();
         if (k0 + BK < kEnd) loadSlice(k0 + BK, kEnd, tid, m0, n0, aBase, bBase, aReg, bReg, inside);
-        [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
-            float av[TM], bv[TN];
-            [[unroll]] for (uint i = 0; i < TM; ++i) av[i] = As[kk][ty + i * WM];
-            [[unroll]] for (uint j = 0; j < TN; ++j) bv[j] = Bs[kk][tx + j * WN];
-            [[unroll]] for (uint i = 0; i < TM; ++i)
-                [[unroll]] for (uint j = 0; j < TN; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
-        }
+        MULTIPLY_TILE_SLICE(acc, tx, ty);
         barrier();
     }
 
