@@ -236,8 +236,9 @@ Graph specializeOwned(Graph g, const InputShapes& shapes, Folding folding) {
             n.removed = true;  // infer computed the outputs (Shape, Size)
             continue;
         }
-        const int64_t work = allConstant && def->foldWork ? def->foldWork(g, n) : 0;
-        const bool workFits = !bounded || work <= kMaxFoldWork - foldedWork;
+        // (Unbounded, the work is not counted: its sum could pass int64's range.)
+        const int64_t work = bounded && allConstant && def->foldWork ? def->foldWork(g, n) : 0;
+        const bool workFits = work <= kMaxFoldWork - foldedWork;
         if (allConstant && def->evaluate && outputBytes <= budget - folded && workFits) {
             evaluateOnCpu(g, n, *def);
             folded += outputBytes;
