@@ -46,16 +46,18 @@ void main() {
             // (Taps outside the image read 0 and add 0 * w: the sums of the one-output path,
             // which skips them.)
             float r[XB + MAX_KW - 1u];
+            // Every load unconditional (clamped column, zeros selected after it): a branch around
+            // a load made the compiler wait for it where the branches join (gemm_cm.comp).
             [[unroll]] for (uint u = 0u; u < XB + MAX_KW - 1u; ++u) {
                 const int ix = ix0 + int(u);
-                r[u] = u < XB - 1u + p.KW && ix >= 0 && ix < int(p.W) ? float(x[(xBase + uint(iy)) * p.W + uint(ix)])
-                                                                     : 0.0;
+                const float xv = float(x[(xBase + uint(iy)) * p.W + uint(clamp(ix, 0, int(p.W) - 1))]);
+                r[u] = u < XB - 1u + p.KW && ix >= 0 && ix < int(p.W) ? xv : 0.0;
             }
             // (No break or continue in these loops: glslc unrolls them only without one, and
             // r and acc stay in registers only unrolled.)
             [[unroll]] for (uint kx = 0u; kx < MAX_KW; ++kx) {
+                const float wv = float(w[wBase + ky * p.KW + min(kx, p.KW - 1u)]);
                 if (kx < p.KW) {
-                    const float wv = float(w[wBase + ky * p.KW + kx]);
                     [[unroll]] for (uint j = 0u; j < XB; ++j) acc[j] = fma(r[j + kx], wv, acc[j]);
                 }
             }
