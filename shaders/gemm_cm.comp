@@ -14,7 +14,7 @@
 // load made the compiler wait for it where the branches join, before the multiplies the
 // register prefetch should hide it behind (H100, run 61: 197 x 3072 x 768 23.7 -> 16.4 us).
 // Defines: BM, BN, WARPS_M, WARPS_N, HAS_C, HAS_R (as in gemm.comp), SPLITK, VEC_A, VEC_B, CLAMPED_LOADS,
-// K_SLICES_OF_64, CM_NV /
+// K_SLICE, CM_NV /
 // CM_EMULATE.
 #define T_F16
 #include "common.glsl"
@@ -26,8 +26,8 @@
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
 #include "coopmat.glsl"
 
-#ifdef K_SLICES_OF_64
-#define BK 64  // half the shared-memory rounds of TILE_K (_clamped_k64: ops/gemm/select.cpp)
+#ifdef K_SLICE
+#define BK K_SLICE  // fewer shared-memory rounds than TILE_K (_clamped_k64, _k128: ops/gemm/select.cpp)
 #else
 #define BK TILE_K
 #endif

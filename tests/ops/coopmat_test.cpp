@@ -199,12 +199,18 @@ const std::vector<GemmCase>& gemmCases() {
         {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu", true},
         {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_clamped_k64_c_emu"},
         {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_clamped_k64_splitk_emu"},
-        // 128 rows and more, few tiles: 64 x 128.
-        {"shared B: 2x3 x 40x48 by 48x72 is 240 rows", {2, 3, 40, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
+        // Fewer than 256 rows on 64-row tiles: 64 columns (ViT-B/16's 197 tokens).
+        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_n64_clamped_k64_emu"},
+        // K slices of 128 where the device's shared memory fits them (48 KiB on NVIDIA: this
+        // runs _clamped_k128 natively there); the emulated plan's 32 KiB fit slices of 64.
+        {"K slices of 128 natively: 65x128 by 128x512", {65, 128}, {128, 512}, false, false,
+         "gemm_cm64_n64_clamped_k64_emu"},
+        // 256 rows and more, few tiles: 64 x 128.
+        {"shared B: 2x3 x 48x48 by 48x72 is 288 rows", {2, 3, 48, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
         // (K slices of 64 where K allows, if the tile fits 32 KiB: 64 x 64 does, 64 x 128 not.)
-        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_clamped_emu"},
-        {"Gemm transB, C, alpha, beta at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
-        {"Gemm transB constant at 150 rows", {150, 64}, {80, 64}, true, false, "gemm_cm64_clamped_c_emu"},
+        {"300x64 by 64x200", {300, 64}, {64, 200}, false, false, "gemm_cm64_clamped_emu"},
+        {"Gemm transB, C, alpha, beta at 260 rows", {260, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
+        {"Gemm transB constant at 260 rows", {260, 64}, {80, 64}, true, false, "gemm_cm64_clamped_c_emu"},
         // 128-row tiles where they make 64 tiles or more (ops/gemm/select.h).
         {"128-row tile", {1040, 32}, {32, 1000}, false, false, "gemm_cm128_clamped_emu"},
         {"clamped loads, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm128_clamped_emu"},
@@ -228,11 +234,11 @@ TEST_P(CoopmatGemmRuns, MatchCpuReference) {
     expectEmulatedAndNativeMatchCpu(b, inputs, c.what);
 }
 
-INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 12),
+INSTANTIATE_TEST_SUITE_P(Gemm, CoopmatGemmRuns, ::testing::Range<size_t>(0, 14),
                          [](const auto& info) { return "case" + std::to_string(info.param); });
 
 // The range above once stopped two cases short of the table, which then never ran.
-TEST(CoopmatGemmTable, EveryCaseIsInstantiated) { EXPECT_EQ(gemmCases().size(), 12u); }
+TEST(CoopmatGemmTable, EveryCaseIsInstantiated) { EXPECT_EQ(gemmCases().size(), 14u); }
 
 TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     const DeviceDescription h200 = h200Description();
@@ -254,6 +260,10 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     GemmCase shortSlice{"K of 2040", {2000, 2040}, {2040, 2048}};  // the last K slice is partial: checked
     k = planKernels(gemmModel(shortSlice), {{"a", shortSlice.a}}, h200);
     EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm128_va_vb_nv"), k.end());
+    // ViT-B/16's out-projection: 48 tiles of 64 x 64, split in chunks of 256: slices of 128.
+    GemmCase vitOut{"197 x 768 x 768", {197, 768}, {768, 768}};
+    k = planKernels(gemmModel(vitOut), {{"a", vitOut.a}}, h200);
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm64_n64_clamped_k128_splitk_nv"), k.end());
 }
 
 // ---- Channels-last activations between tensor-core convs (ops/conv/layout.h) ----

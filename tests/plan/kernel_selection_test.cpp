@@ -55,7 +55,7 @@ std::string describe(const GemmChoice& c) {
     if (c.wordsA) s += " wordsA";
     if (c.wordsB) s += " wordsB";
     if (c.clampedLoads) s += " clamped";
-    if (c.deepSlices) s += " k64";
+    if (c.kSlice > 32) s += " k" + std::to_string(c.kSlice);
     return s + " split " + std::to_string(c.splits) + " x " + std::to_string(c.kChunk);
 }
 
@@ -397,28 +397,29 @@ TEST(GemmSelection, PerDeviceTable) {
           "portable 16x128 split 16 x 128",
           "portable 16x128 split 16 x 128",
           "portable 16x128 split 16 x 128"}},
-        // 36 tiles of 128 rows: 72 of 64 instead, and no split.
+        // 36 tiles of 128 rows: 144 of 64 x 64 instead (fewer than 256 rows), no split, K
+        // slices of 128 (the 64 x 64 tile's fit 48 KiB).
         {"vit qkv 197x2304x768", 197, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
-          "coopmat 64x128 wordsA wordsB clamped k64 split 1 x 768",
+          "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
         // B's rows of 197 halves are not whole words: checked loads.
         {"attention 12x197x197x64", 197, 197, 64, 12,
          {"portable 64x64 split 1 x 64",
-          "coopmat 64x128 wordsA split 1 x 64",
+          "coopmat 64x64 wordsA split 1 x 64",
           "portable 64x64 split 1 x 64",
           "portable 64x64 split 1 x 64"}},
         // A small transformer's projections: a reduction of 128 is never split (one dispatch
         // beats two), one of 512 is; fewer than 128 rows take 64-column tiles.
         {"tiny_vit mlp up 65x512x128", 65, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x64 wordsA wordsB clamped k64 split 1 x 128",
+          "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
-        {"128 rows keep 128 columns 128x512x128", 128, 512, 128, 1,
+        {"128 rows on 64-row tiles: 64 columns too 128x512x128", 128, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
-          "coopmat 64x128 wordsA wordsB clamped k64 split 1 x 128",
+          "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
         {"tiny_vit mlp down 65x128x512", 65, 128, 512, 1,
@@ -426,6 +427,12 @@ TEST(GemmSelection, PerDeviceTable) {
           "coopmat 64x64 wordsA wordsB clamped k64 split 8 x 64",
           "portable 64x64 split 8 x 64",
           "portable 64x64 split 8 x 64"}},
+        // Fewer than 256 rows, but 128 tiles of 128 x 128: those (there is no 128 x 64 tile).
+        {"200x8192x768: 128-row tiles keep 128 columns", 200, 8192, 768, 1,
+         {"portable 64x64 split 1 x 768",
+          "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 768",
+          "portable 64x64 split 1 x 768",
+          "portable 64x64 split 1 x 768"}},
         {"vit batch 8 qkv 1576x2304x768: 234 tiles of 128", 1576, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
           "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 768",

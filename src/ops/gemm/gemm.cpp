@@ -64,7 +64,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
     Dispatch* dp;
     if (coopmat) {
         namespace k = kernels::gemm_cm;
-        const k::Loads loads = choice.deepSlices                ? k::Loads::clamped_k64
+        const k::Loads loads = choice.kSlice == 128             ? k::Loads::clamped_k128
+                               : choice.kSlice == 64            ? k::Loads::clamped_k64
                                : choice.clampedLoads            ? k::Loads::clamped
                                : choice.wordsA && choice.wordsB ? k::Loads::va_vb
                                : choice.wordsA                  ? k::Loads::va

@@ -42,10 +42,13 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, wide) * p.batches();
         c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 ? k::Bm::t128 : k::Bm::t64;
         // Products of fewer rows than kCoopmatGemmNarrowBelowRows (a small transformer's 65
-        // tokens, a last stage's 7 x 7) take 64-column tiles: twice the workgroups at the same
-        // 64 rows (H100, run 57: tiny_vit 0.3185 -> 0.2511 ms). The rows decide, not the tile
-        // count: narrower tiles for ViT-B/16's 197 rows made it take 128-row tiles, 22% slower.
-        c.coopmatColumns = p.M < kCoopmatGemmNarrowBelowRows ? k::Bn::n64 : k::Bn::none;
+        // tokens, ViT-B/16's 197, a last stage's 7 x 7) on 64-row tiles take 64-column tiles:
+        // twice the workgroups (H100, run 57: tiny_vit 0.3185 -> 0.2511 ms; run 62, for the
+        // 197 rows too, with K slices of 128: ViT-B/16 0.986, Swin-T 0.968, ConvNeXt-T 0.951).
+        // The rows decide, not the tile count: a count rule made ViT-B/16's products take
+        // 128-row tiles, 22% slower (run 57).
+        c.coopmatColumns =
+            c.coopmatTile == k::Bm::t64 && p.M < kCoopmatGemmNarrowBelowRows ? k::Bn::n64 : k::Bn::none;
         c.bm = k::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
         c.bn = k::kBnValues[static_cast<size_t>(c.coopmatColumns)].BN;
     } else {
@@ -71,9 +74,14 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         // Loads clamped into bounds instead of checked: a third off ViT-B/16's products (H100,
         // run 61: 197 x 3072 x 768 23.7 -> 16.4 us, 1576 x 3072 x 768 128 -> 81 us).
         c.clampedLoads = c.wordsA && c.wordsB && onWord(p.N) && p.K % tileK == 0 && c.kChunk % tileK == 0;
-        c.deepSlices = c.clampedLoads && p.K % kCoopmatGemmDeepSlice == 0 && c.kChunk % kCoopmatGemmDeepSlice == 0 &&
-                       coopmatGemmSharedBytes(c.bm, c.bn, kCoopmatGemmDeepSlice, coopmatGemmWarps(c.coopmatTile)) <=
-                           t.facts.sharedMemoryBytes;
+        c.kSlice = tileK;
+        for (int64_t s : kCoopmatGemmDeepSlices) {
+            if (c.clampedLoads && p.K % s == 0 && c.kChunk % s == 0 &&
+                coopmatGemmSharedBytes(c.bm, c.bn, s, coopmatGemmWarps(c.coopmatTile)) <= t.facts.sharedMemoryBytes) {
+                c.kSlice = s;
+                break;
+            }
+        }
     }
     return c;
 }

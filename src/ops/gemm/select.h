@@ -54,22 +54,24 @@ struct GemmChoice {
     // no bounds checks where every K slice is whole and N a multiple of 8 (_clamped: rows past
     // M and columns past N are read clamped to the last one; they only feed outputs never stored).
     bool wordsA = false, wordsB = false, clampedLoads = false;
-    // With clampedLoads: K slices of kCoopmatGemmDeepSlice (_clamped_k64) where K and the split
-    // chunk are multiples of it and the tile's shared memory fits the device.
-    bool deepSlices = false;
+    // The reduction indices per shared-memory round: TILE_K (32), or with clampedLoads the
+    // deepest of kCoopmatGemmDeepSlices (_clamped_k128, _clamped_k64) that K and the split chunk
+    // are multiples of and whose shared tiles fit the device.
+    int64_t kSlice = 0;
     int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
 };
 
 // The fewest 128-row cooperative-matrix tiles (with their batches) for which a product with
 // M >= 128 takes them; fewer take 64-row tiles: half of the 128 workgroups split-K aims at.
 inline constexpr int64_t kCoopmatGemmTilesFor128 = 64;
-// Cooperative-matrix products of fewer rows than this take 64-column tiles (with 64 rows:
-// below 128 rows the row tiles are always 64).
-inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 128;
+// Cooperative-matrix products of fewer rows than this take 64-column tiles where their row
+// tiles are 64 (below 128 rows they always are).
+inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 256;
 
-// The deeper K slice of the cooperative-matrix GEMM (gemm_cm.comp's K_SLICES_OF_64): half the
-// shared-memory rounds, twice the bytes in flight per round (H100, run 61: ViT-B/16 fp16 0.89).
-inline constexpr int64_t kCoopmatGemmDeepSlice = 64;
+// The deeper K slices of the cooperative-matrix GEMM (gemm_cm.comp's K_SLICE), deepest first:
+// fewer shared-memory rounds, more bytes in flight per round (H100, run 61: slices of 64 for
+// TILE_K's 32 made ViT-B/16 fp16 0.89).
+inline constexpr int64_t kCoopmatGemmDeepSlices[] = {128, 64};
 
 // The subgroups of a gemm_cm.comp workgroup with this tile (its WARPS_M x WARPS_N).
 int64_t coopmatGemmWarps(kernels::gemm_cm::Bm tile);
