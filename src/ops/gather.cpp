@@ -17,6 +17,7 @@
 #include "ops/emit.h"
 #include "ops/node_checks.h"
 #include "ops/registry.h"
+#include "ops/strided_view.h"
 
 namespace vkinfer::ops {
 
@@ -491,6 +492,22 @@ void lowerGatherNd(LowerContext& ctx, const Node& n) {
 }
 
 }  // namespace
+
+std::optional<graph::StridedView> gatherView(const Graph& g, const Node& n, const graph::StridedView& in) {
+    if (n.inputs.size() < 2 || n.inputs[1] < 0 || !g.values[n.inputs[1]].constant) return std::nullopt;
+    const Tensor& index = *g.values[n.inputs[1]].constant;
+    if (index.elementCount() != 1 || in.shape.empty()) return std::nullopt;
+    const GatherDims d = gatherDims(n, in.shape, index.shape());
+    int64_t k = index.getInt(0);
+    if (k < 0) k += d.axisLen;
+    if (k < 0 || k >= d.axisLen) return std::nullopt;  // (the op itself reports it)
+    const auto axis = static_cast<size_t>(d.axis);
+    graph::StridedView r{in.offset + k * in.stride[axis], d.out, {}};
+    r.stride.assign(in.stride.begin(), in.stride.begin() + d.axis);
+    r.stride.insert(r.stride.end(), index.shape().size(), 0);  // the index's dimensions, all of extent 1
+    r.stride.insert(r.stride.end(), in.stride.begin() + d.axis + 1, in.stride.end());
+    return r;
+}
 
 void registerGatherOps(std::vector<OpDef>& t) {
     OpDef gather = withFp16({"Gather", 1, 1000, inferGather, evalGather, lowerGather});

@@ -54,6 +54,7 @@ std::optional<StridedView> viewThrough(const graph::Graph& g, const graph::Node&
     if (g.values[n.inputs[0]].shape != in.shape) return std::nullopt;
     try {
         if (n.opType == "Slice") return sliceView(g, n, in);
+        if (n.opType == "Gather") return gatherView(g, n, in);
         if (n.opType == "Transpose") {
             const auto perm = transposePermutation(n, in.shape);
             StridedView r{in.offset, {}, {}};

@@ -17,8 +17,9 @@ graph::StridedView contiguousView(const graph::Shape& shape);
 std::optional<graph::StridedView> reshapeView(const graph::StridedView& v, const graph::Shape& to);
 
 // Node `n`'s output 0 as a view of the tensor that `in` views, `in` being a view of n's input 0
-// (of its shape): for a Slice (constant operands, steps > 0, a non-empty window), a Transpose, or
-// a node that keeps element order (ops/element_order.h); none for any other node.
+// (of its shape): for a Slice (constant operands, steps > 0, a non-empty window), a Transpose, a
+// Gather of one constant index, or a node that keeps element order (ops/element_order.h); none
+// for any other node.
 std::optional<graph::StridedView> viewThrough(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
 
 // True when every element of `v` lies inside a tensor of `elements` elements (and the view is
@@ -27,6 +28,9 @@ bool viewFits(const graph::StridedView& v, int64_t elements);
 
 // Slice's part of viewThrough, next to the Slice semantics (slice.cpp).
 std::optional<graph::StridedView> sliceView(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
+// Gather's (gather.cpp): one constant index (attention's q, k, v = qkv[0], qkv[1], qkv[2]) selects
+// a slab along its axis, whose dimension becomes the index's (all of extent 1); none for more indices.
+std::optional<graph::StridedView> gatherView(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
 // Transpose's permutation for an input of shape `in` (its attribute, or the reversal), checked.
 std::vector<int64_t> transposePermutation(const graph::Node& n, const graph::Shape& in);
 

@@ -51,18 +51,26 @@ bool hasExtraOutputs(const Node& n) {
     return n.outputs.size() > 1 && std::any_of(n.outputs.begin() + 1, n.outputs.end(), [](int o) { return o >= 0; });
 }
 
-std::vector<Node*> selectionChain(Graph& g, const graph::Readers& readers, int value, int reader) {
+std::vector<Node*> selectionChain(Graph& g, const graph::Readers& readers, int value, int reader, size_t* owned) {
     std::vector<Node*> chain;
+    bool shared = false;
     while (true) {
         const int producer = value >= 0 ? g.values[value].producer : -1;
         if (producer < 0) break;
         Node* p = soleProducer(g, readers, value, reader, {});
+        if (!p && owned && !g.isGraphOutput(value) && !g.nodes[producer].removed) {
+            p = &g.nodes[producer];
+            if (!shared) *owned = chain.size();
+            shared = true;
+        }
         if (!p || p->inputs.empty() || p->inputs[0] < 0 || hasExtraOutputs(*p)) break;
-        if (p->opType != "Slice" && p->opType != "Transpose" && !ops::keepsElementOrder(g, *p)) break;
+        if (p->opType != "Slice" && p->opType != "Transpose" && p->opType != "Gather" && !ops::keepsElementOrder(g, *p))
+            break;
         chain.push_back(p);
         value = p->inputs[0];
         reader = producer;
     }
+    if (owned && !shared) *owned = chain.size();
     return chain;
 }
 

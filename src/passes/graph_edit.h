@@ -32,10 +32,16 @@ graph::Node* soleProducer(graph::Graph& g, const graph::Readers& readers, int va
 // requested: its computation cannot be folded into another node's.
 bool hasExtraOutputs(const graph::Node& n);
 
-// The nodes that only select or reorder elements (a Slice, a Transpose, a Reshape or another
-// node that keeps element order) in front of node `reader`'s input `value`, nearest first,
-// each read only by the next: what a strided read of the chain's source could replace.
-std::vector<graph::Node*> selectionChain(graph::Graph& g, const graph::Readers& readers, int value, int reader);
+// The nodes that only select or reorder elements (a Slice, a Transpose, a Gather of one
+// constant index, a Reshape or another node that keeps element order) in front of node
+// `reader`'s input `value`, nearest first, each read only by the next: what a strided read of
+// the chain's source could replace. With `owned`, the chain goes on through nodes that other
+// nodes read too (the 5-D Transpose that separates ViT's q, k and v, read by three Gathers),
+// and *owned says how many of its nearest nodes are read only by the next: only those may be
+// folded away; the rest stay for their other readers (removeDeadNodes drops them once all
+// of those read the source through views too).
+std::vector<graph::Node*> selectionChain(graph::Graph& g, const graph::Readers& readers, int value, int reader,
+                                         size_t* owned = nullptr);
 
 // The first `length` nodes of `chain` (nearest first) as one strided window of their source,
 // chain[length - 1]'s input 0; none where no window expresses them (ops/strided_view.h).

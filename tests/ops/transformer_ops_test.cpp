@@ -492,6 +492,54 @@ TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
     expectGpuMatchesCpu(b, in, "unfoldable reshape");
 }
 
+// The split of q, k and v as PyTorch 2.11 exports nn.MultiheadAttention (torchvision's ViT):
+// [S, 1, 3E] -> Reshape [S, 1, 3, E] -> Unsqueeze -> Transpose(3, 1, 2, 0, 4) -> Squeeze ->
+// [3, S, 1, E], then q, k and v as Gathers of one index each, split into heads. The 5-D
+// Transpose has three readers; once each Gather's chain folds into the attention's views the
+// copy goes too: the projection and the attention remain. Where one of the three is read by
+// something that takes no view (a Relu), the Transpose stays for it and the rest still fold.
+TEST(ViewFold, AttentionReadsTheExportersGatheredQkv) {
+    VKINFER_REQUIRE_GPU();
+    const int64_t S = 24, H = 2, D = 16, E = H * D;
+    for (const bool extraReader : {false, true}) {
+        const std::string what = extraReader ? "with another reader of v" : "q, k, v only";
+        SCOPED_TRACE(what);
+        OnnxBuilder b(17);
+        b.input("x", {S, 32}).output("y");
+        if (extraReader) b.output("vr");
+        b.initializer("w", randomTensor({32, 3 * E}, 31, -0.3f, 0.3f));
+        b.initializer("split", int64Tensor({4}, {S, 1, 3, E}));
+        b.initializer("zero", int64Tensor({1}, {0}));
+        b.initializer("three", int64Tensor({1}, {3}));
+        b.initializer("heads", int64Tensor({3}, {S, H, D}));
+        b.initializer("rows", int64Tensor({2}, {S, E}));
+        b.node("MatMul", {"x", "w"}, {"qkv"});
+        b.node("Reshape", {"qkv", "split"}, {"qkv4"});
+        b.node("Unsqueeze", {"qkv4", "zero"}, {"qkv5"});
+        attr(b.node("Transpose", {"qkv5"}, {"parts5"}), "perm", std::vector<int64_t>{3, 1, 2, 0, 4});
+        b.node("Squeeze", {"parts5", "three"}, {"parts"});
+        const char* names[] = {"q", "k", "v"};
+        for (int i = 0; i < 3; ++i) {
+            const std::string n = names[i];
+            b.initializer(n + "_index", int64Tensor({}, {i}));
+            b.node("Gather", {"parts", n + "_index"}, {n + "g"});
+            b.node("Reshape", {n + "g", "heads"}, {n + "h"});
+            attr(b.node("Transpose", {n + "h"}, {n + "t"}), "perm",
+                 i == 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
+        }
+        b.node("MatMul", {"qt", "kt"}, {"scores"});
+        attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
+        b.node("MatMul", {"p", "vt"}, {"o"});
+        attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{1, 0, 2});
+        b.node("Reshape", {"ot", "rows"}, {"y"});
+        if (extraReader) b.node("Relu", {"parts"}, {"vr"});
+        std::vector<NamedTensor> in{{"x", randomTensor({S, 32}, 32, -1, 1)}};
+        // Another reader keeps the Transpose (a copy) and takes its own dispatch.
+        EXPECT_EQ(planDispatches(b, in), extraReader ? 4 : 2);
+        expectGemmPathsMatchCpu(b, in, what);
+    }
+}
+
 // A Transpose after a MatMul is the GEMM's store: heads back in place ([H, S, D] -> [S, H, D]),
 // rows moved behind two batch dims, a split-K product (the reduce stores transposed), columns
 // moved (ConvNeXt's channels back in front), and a graph output written in place. Against the
