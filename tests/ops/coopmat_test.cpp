@@ -189,31 +189,30 @@ OnnxBuilder gemmModel(const GemmCase& c) {
 // (CoopmatGemmRuns below instantiates one test per case: keep its range the table's size.)
 const std::vector<GemmCase>& gemmCases() {
     static const std::vector<GemmCase> all = {
-        // Fewer than 128 rows: 64-column tiles (ops/gemm/select.h, kCoopmatGemmNarrowBelowRows).
-        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_n64_clamped_k64_emu"},
-        {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_n64_va_emu"},
+        // 64 x 64 tiles but for products of many tiles and long reductions (ops/gemm/select.h).
+        {"64x64x64, word loads", {64, 64}, {64, 64}, false, false, "gemm_cm64_clamped_k64_emu"},
+        {"odd sizes: 50x96 by 96x130", {50, 96}, {96, 130}, false, false, "gemm_cm64_va_emu"},
         // (B per inner batch: with one B for all, the batches would be rows of one product.)
-        {"batched 2x3 x 40x48 by 3x48x72, relu", {2, 3, 40, 48}, {3, 48, 72}, false, true, "gemm_cm64_n64_va_vb_emu"},
+        {"batched 2x3 x 40x48 by 3x48x72, relu", {2, 3, 40, 48}, {3, 48, 72}, false, true, "gemm_cm64_va_vb_emu"},
         // transB: B gathered eight halves from eight rows where it is an input, read in words
         // where it is a constant (passes/gemm_weights.h transposes it once).
-        {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_va_c_emu", true},
-        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_n64_clamped_k64_c_emu"},
-        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_n64_clamped_k64_splitk_emu"},
-        // Fewer than 256 rows on 64-row tiles: 64 columns (ViT-B/16's 197 tokens).
-        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_n64_clamped_k64_emu"},
+        {"Gemm transB, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
+        {"Gemm transB constant, C, alpha, beta", {37, 64}, {80, 64}, true, false, "gemm_cm64_clamped_k64_c_emu"},
+        {"split-K: 16x2048 by 2048x64", {16, 2048}, {2048, 64}, false, false, "gemm_cm64_clamped_k64_splitk_emu"},
+        {"ViT's rows: 197x64 by 64x200", {197, 64}, {64, 200}, false, false, "gemm_cm64_clamped_k64_emu"},
         // K slices of 128 where the device's shared memory fits them (48 KiB on NVIDIA: this
         // runs _clamped_k128 natively there); the emulated plan's 32 KiB fit slices of 64.
         {"K slices of 128 natively: 65x128 by 128x512", {65, 128}, {128, 512}, false, false,
-         "gemm_cm64_n64_clamped_k64_emu"},
-        // 256 rows and more, few tiles: 64 x 128.
+         "gemm_cm64_clamped_k64_emu"},
         {"shared B: 2x3 x 48x48 by 48x72 is 288 rows", {2, 3, 48, 48}, {48, 72}, false, false, "gemm_cm64_va_vb_emu"},
-        // (K slices of 64 where K allows, if the tile fits 32 KiB: 64 x 64 does, 64 x 128 not.)
-        {"300x64 by 64x200", {300, 64}, {64, 200}, false, false, "gemm_cm64_clamped_emu"},
+        {"300x64 by 64x200", {300, 64}, {64, 200}, false, false, "gemm_cm64_clamped_k64_emu"},
         {"Gemm transB, C, alpha, beta at 260 rows", {260, 64}, {80, 64}, true, false, "gemm_cm64_va_c_emu", true},
-        {"Gemm transB constant at 260 rows", {260, 64}, {80, 64}, true, false, "gemm_cm64_clamped_c_emu"},
-        // 128-row tiles where they make 64 tiles or more (ops/gemm/select.h).
-        {"128-row tile", {1040, 32}, {32, 1000}, false, false, "gemm_cm128_clamped_emu"},
-        {"clamped loads, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm128_clamped_emu"},
+        // 128 x 128 tiles where they make 64 tiles or more and K is at least 256 (on 32 KiB in
+        // slices of 32: slices of 64 would not fit).
+        {"128 x 128 tiles, Gemm transB constant, C", {1030, 256}, {1000, 256}, true, false, "gemm_cm128_clamped_c_emu"},
+        {"128 x 128 tiles, ragged", {1040, 256}, {256, 1000}, false, false, "gemm_cm128_clamped_emu"},
+        // 64 tiles of 128 x 128, but a reduction too short for them (Swin-T's first stage).
+        {"short reduction, relu", {1024, 32}, {32, 1024}, false, true, "gemm_cm64_clamped_emu"},
     };
     return all;
 }
@@ -263,7 +262,7 @@ TEST(CoopmatSelection, GemmKeepsPortableKernelsForThinProducts) {
     // ViT-B/16's out-projection: 48 tiles of 64 x 64, split in chunks of 256: slices of 128.
     GemmCase vitOut{"197 x 768 x 768", {197, 768}, {768, 768}};
     k = planKernels(gemmModel(vitOut), {{"a", vitOut.a}}, h200);
-    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm64_n64_clamped_k128_splitk_nv"), k.end());
+    EXPECT_NE(std::find(k.begin(), k.end(), "gemm_cm64_clamped_k128_splitk_nv"), k.end());
 }
 
 // ---- Channels-last activations between tensor-core convs (ops/conv/layout.h) ----

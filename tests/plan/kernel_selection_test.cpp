@@ -397,8 +397,8 @@ TEST(GemmSelection, PerDeviceTable) {
           "portable 16x128 split 16 x 128",
           "portable 16x128 split 16 x 128",
           "portable 16x128 split 16 x 128"}},
-        // 36 tiles of 128 rows: 144 of 64 x 64 instead (fewer than 256 rows), no split, K
-        // slices of 128 (the 64 x 64 tile's fit 48 KiB).
+        // 36 tiles of 128 rows: 144 of 64 x 64 instead, no split, K slices of 128 (the 64 x 64
+        // tile's fit 48 KiB).
         {"vit qkv 197x2304x768", 197, 2304, 768, 1,
          {"portable 64x64 split 1 x 768",
           "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 768",
@@ -417,7 +417,7 @@ TEST(GemmSelection, PerDeviceTable) {
           "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 128",
           "portable 64x64 split 1 x 128",
           "portable 64x64 split 1 x 128"}},
-        {"128 rows on 64-row tiles: 64 columns too 128x512x128", 128, 512, 128, 1,
+        {"128 rows, 4 tiles of 128: 64 x 64 128x512x128", 128, 512, 128, 1,
          {"portable 64x64 split 1 x 128",
           "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 128",
           "portable 64x64 split 1 x 128",
@@ -427,8 +427,8 @@ TEST(GemmSelection, PerDeviceTable) {
           "coopmat 64x64 wordsA wordsB clamped k64 split 8 x 64",
           "portable 64x64 split 8 x 64",
           "portable 64x64 split 8 x 64"}},
-        // Fewer than 256 rows, but 128 tiles of 128 x 128: those (there is no 128 x 64 tile).
-        {"200x8192x768: 128-row tiles keep 128 columns", 200, 8192, 768, 1,
+        // 128 tiles of 128 x 128 and a long enough reduction: those.
+        {"200x8192x768: 128 x 128 tiles", 200, 8192, 768, 1,
          {"portable 64x64 split 1 x 768",
           "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 768",
           "portable 64x64 split 1 x 768",
@@ -438,12 +438,19 @@ TEST(GemmSelection, PerDeviceTable) {
           "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 768",
           "portable 64x64 split 1 x 768",
           "portable 64x64 split 1 x 768"}},
-        // A reduction of 96 (Swin-T's first stage) is not whole slices of 64: slices of 32.
+        // A reduction of 96 (Swin-T's first stage) is too short for 128 x 128 tiles
+        // (kCoopmatGemm128MinK) and not whole slices of 64: 64 x 64 tiles, slices of 32.
         {"swin stage 1 fc1 3136x384x96", 3136, 384, 96, 1,
          {"portable 64x64 split 1 x 96",
-          "coopmat 128x128 wordsA wordsB clamped split 1 x 96",
+          "coopmat 64x64 wordsA wordsB clamped split 1 x 96",
           "portable 64x64 split 1 x 96",
           "portable 64x64 split 1 x 96"}},
+        // 98 tiles of 64 x 64: no split; K slices of 128.
+        {"convnext stage 1 fc2 3136x96x384", 3136, 96, 384, 1,
+         {"portable 64x64 split 1 x 384",
+          "coopmat 64x64 wordsA wordsB clamped k128 split 1 x 384",
+          "portable 64x64 split 1 x 384",
+          "portable 64x64 split 1 x 384"}},
         {"square 4096", 4096, 4096, 4096, 1,
          {"portable 64x64 split 1 x 4096",
           "coopmat 128x128 wordsA wordsB clamped k64 split 1 x 4096",

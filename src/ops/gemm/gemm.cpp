@@ -72,10 +72,8 @@ void emitGemm(LowerContext& ctx, const Node& n, const GemmProblem& p, int a, int
                                : choice.wordsB                  ? k::Loads::vb
                                                                 : k::Loads::none;
         const k::Epilogue epilogue = splits > 1 ? k::Epilogue::splitk : epilogueOf<k::Epilogue>(p.hasC, r >= 0);
-        const auto kernel = k::variant(choice.coopmatTile, choice.coopmatColumns, loads, epilogue,
-                                       ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
-        if (!kernel) fail(ErrorCode::Internal, "{}: gemm_cm has no such variant (shaders/kernels/gemm_cm.toml)", n.describe());
-        dp = &ctx.emit(*kernel);
+        dp = &ctx.emit(k::variant(choice.coopmatTile, loads, epilogue,
+                                  ctx.target().emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv));
         dp->localSize = {static_cast<uint32_t>(32 * coopmatGemmWarps(choice.coopmatTile)), 1, 1};
     } else {
         namespace k = kernels::gemm;

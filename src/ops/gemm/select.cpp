@@ -17,8 +17,8 @@ bool coopmatGemmFits(const GemmProblem& p, DataType type, const KernelTarget& t)
 
 }  // namespace
 
-int64_t coopmatGemmWarps(kernels::gemm_cm::Bm tile) {
-    const kernels::gemm_cm::BmValue& v = kernels::gemm_cm::kBmValues[static_cast<size_t>(tile)];
+int64_t coopmatGemmWarps(kernels::gemm_cm::Tile tile) {
+    const kernels::gemm_cm::TileValue& v = kernels::gemm_cm::kTileValues[static_cast<size_t>(tile)];
     return v.WARPS_M * v.WARPS_N;
 }
 
@@ -33,24 +33,20 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
     c.kernel = coopmat ? GemmKernel::Coopmat : GemmKernel::Portable;
     c.smallM = !coopmat && p.M <= 16;
     if (coopmat) {
-        // 128-row tiles where they still make half of the workgroups a large GPU wants; a
+        // 128 x 128 tiles where they still make half of the workgroups a large GPU wants and
+        // the reduction is long enough; else 64 x 64, four times the workgroups. A
         // transformer's projections of a few hundred tokens (ViT-B/16: 197 x 2304 x 768, 36
-        // tiles of 128) take twice as many of 64 rows instead, rather than idle multiprocessors
-        // or a split reduction.
+        // tiles of 128) take 64 x 64 rather than idle multiprocessors or a split reduction; so
+        // do the first stages' short reductions (3136 x 384 x 96). H100, run 62, side by side:
+        // 64 x 64 instead of 64 x 128 below 256 rows (with the slices of 128 below) ViT-B/16
+        // 0.986, Swin-T 0.968, ConvNeXt-T 0.951; then everywhere, with kCoopmatGemm128MinK,
+        // ConvNeXt-T 0.851, Swin-T 0.883, ConvNeXt-T at batch 8 0.939.
         namespace k = kernels::gemm_cm;
-        const int64_t wide = k::kBnValues[static_cast<size_t>(k::Bn::none)].BN;
-        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, wide) * p.batches();
-        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 ? k::Bm::t128 : k::Bm::t64;
-        // Products of fewer rows than kCoopmatGemmNarrowBelowRows (a small transformer's 65
-        // tokens, ViT-B/16's 197, a last stage's 7 x 7) on 64-row tiles take 64-column tiles:
-        // twice the workgroups (H100, run 57: tiny_vit 0.3185 -> 0.2511 ms; run 62, for the
-        // 197 rows too, with K slices of 128: ViT-B/16 0.986, Swin-T 0.968, ConvNeXt-T 0.951).
-        // The rows decide, not the tile count: a count rule made ViT-B/16's products take
-        // 128-row tiles, 22% slower (run 57).
-        c.coopmatColumns =
-            c.coopmatTile == k::Bm::t64 && p.M < kCoopmatGemmNarrowBelowRows ? k::Bn::n64 : k::Bn::none;
-        c.bm = k::kBmValues[static_cast<size_t>(c.coopmatTile)].BM;
-        c.bn = k::kBnValues[static_cast<size_t>(c.coopmatColumns)].BN;
+        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, 128) * p.batches();
+        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 && p.K >= kCoopmatGemm128MinK ? k::Tile::t128
+                                                                                                        : k::Tile::t64;
+        c.bm = k::kTileValues[static_cast<size_t>(c.coopmatTile)].BM;
+        c.bn = k::kTileValues[static_cast<size_t>(c.coopmatTile)].BN;
     } else {
         c.portableTile = c.smallM ? kernels::gemm::Tile::t16x128 : kernels::gemm::Tile::t64x64;
         const auto& v = kernels::gemm::kTileValues[static_cast<size_t>(c.portableTile)];

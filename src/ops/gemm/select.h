@@ -48,8 +48,7 @@ struct GemmChoice {
     int64_t bm = 64, bn = 64;  // tile: rows of A x columns of B
     bool smallM = false;       // the portable 16x128 tile
     kernels::gemm::Tile portableTile = kernels::gemm::Tile::t64x64;
-    kernels::gemm_cm::Bm coopmatTile = kernels::gemm_cm::Bm::t64;
-    kernels::gemm_cm::Bn coopmatColumns = kernels::gemm_cm::Bn::none;  // 128 columns; n64: 64
+    kernels::gemm_cm::Tile coopmatTile = kernels::gemm_cm::Tile::t64;  // 64 x 64 or 128 x 128
     // Cooperative-matrix loads: A's / B's rows as whole 8-half words (_va / _vb), and both with
     // no bounds checks where every K slice is whole and N a multiple of 8 (_clamped: rows past
     // M and columns past N are read clamped to the last one; they only feed outputs never stored).
@@ -61,12 +60,13 @@ struct GemmChoice {
     int64_t splits = 1, kChunk = 0;  // split-K: slices x reduction indices per slice
 };
 
-// The fewest 128-row cooperative-matrix tiles (with their batches) for which a product with
-// M >= 128 takes them; fewer take 64-row tiles: half of the 128 workgroups split-K aims at.
+// The fewest 128 x 128 cooperative-matrix tiles (with their batches) for which a product with
+// M >= 128 takes them; fewer take 64 x 64 tiles: half of the 128 workgroups split-K aims at.
 inline constexpr int64_t kCoopmatGemmTilesFor128 = 64;
-// Cooperative-matrix products of fewer rows than this take 64-column tiles where their row
-// tiles are 64 (below 128 rows they always are).
-inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 256;
+// The shortest reduction that takes 128 x 128 tiles: below it a tile's few K slices cannot
+// pay for its long epilogue and the idle multiprocessors (Swin-T's and ConvNeXt-T's first
+// stage: 3136 x 384 x 96).
+inline constexpr int64_t kCoopmatGemm128MinK = 256;
 
 // The deeper K slices of the cooperative-matrix GEMM (gemm_cm.comp's K_SLICE), deepest first:
 // fewer shared-memory rounds, more bytes in flight per round (H100, run 61: slices of 64 for
@@ -74,7 +74,7 @@ inline constexpr int64_t kCoopmatGemmNarrowBelowRows = 256;
 inline constexpr int64_t kCoopmatGemmDeepSlices[] = {128, 64};
 
 // The subgroups of a gemm_cm.comp workgroup with this tile (its WARPS_M x WARPS_N).
-int64_t coopmatGemmWarps(kernels::gemm_cm::Bm tile);
+int64_t coopmatGemmWarps(kernels::gemm_cm::Tile tile);
 
 // The shared memory gemm_cm.comp declares for a BM x BN tile of `warps` subgroups with K
 // slices of `bk`, in bytes.
