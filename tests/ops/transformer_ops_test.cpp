@@ -5,6 +5,7 @@
 // reference in float32 and float16.
 #include <cmath>
 
+#include "ops/conv_cases.h"
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -313,8 +314,10 @@ TEST(ScaleFold, GeluBeforeAMatMulStaysFused) {
 // A weight shared by every batch with A's batches stacked row after row is one GEMM of
 // batches x M rows: PyTorch's sequence-first attention ([S, 1, E] after a Transpose of
 // [1, S, E], rows of one element each) and a batch of [S, E] rows, with bias and an activation;
-// a batch whose rows are not stacked ([S, B, E] read as [B, S, E]) stays batched. Against the
-// reference in float32 and float16.
+// a batch whose rows are not stacked ([S, B, E] read as [B, S, E]) stays batched, and one of
+// more batches than rows ([B, S, E] read sequence-first as [S, B, E], ViT-B/16 at batch 8)
+// trades rows for batches: B products of S rows, on the tensor cores where there are enough
+// rows (on the H200's description). Against the reference in float32 and float16.
 TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
     VKINFER_REQUIRE_GPU();
     struct Case {
@@ -326,6 +329,7 @@ TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
         {"sequence-first [S, 1, E]", {1, 40, 32}, {1, 0, 2}},
         {"batch of rows [B, S, E]", {3, 20, 32}, {}},
         {"[S, B, E] read as [B, S, E]", {20, 3, 32}, {1, 0, 2}},
+        {"[B, S, E] read sequence-first as [S, B, E]", {3, 20, 32}, {1, 0, 2}},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
@@ -342,10 +346,38 @@ TEST(MatMulBatchRows, SharedWeightBatchesBecomeRows) {
         b.node("Add", {"h", "bias"}, {"hb"});
         b.node("Relu", {"hb"}, {"y"});
         std::vector<NamedTensor> inputs{{"x", randomTensor(c.x, seedOf(c.what), -1, 1)}};
+        const std::vector<std::string> kernels = planKernels(b, {{"x", c.x}}, h200Description());
+        const auto gemm = std::find_if(kernels.begin(), kernels.end(), [](const auto& k) { return k.rfind("gemm", 0) == 0; });
+        ASSERT_NE(gemm, kernels.end());
+        EXPECT_EQ(gemm->rfind("gemm_cm64_", 0), 0u) << *gemm << ": at least 16 rows per product";
         EXPECT_EQ(planDispatches(b, inputs), 1);
         expectGpuMatchesCpu(b, inputs, c.what);
         expectGpuMatchesCpu(b, inputs, std::string(c.what) + " fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
     }
+}
+
+// ConvNeXt's pointwise layers at batch B: [B, H, W, C] rows times one weight, stored
+// channels-first by the Transpose after them (the GEMM's store). Image and row of the map are
+// two batch dimensions that no stride merges; the rows of one image are stacked all the same:
+// B products of H x W rows (on the tensor cores with the H200's description), not B x H of W.
+TEST(MatMulBatchRows, ChannelsFirstStoreStacksAnImagesRows) {
+    VKINFER_REQUIRE_GPU();
+    const Shape x{3, 5, 6, 32};
+    OnnxBuilder b(17);
+    b.input("x", x).output("y");
+    b.initializer("w", randomTensor({32, 24}, 6, -0.5f, 0.5f));
+    b.initializer("bias", randomTensor({24}, 7, -0.5f, 0.5f));
+    b.node("MatMul", {"x", "w"}, {"h"});
+    b.node("Add", {"h", "bias"}, {"hb"});
+    attr(b.node("Transpose", {"hb"}, {"y"}), "perm", std::vector<int64_t>{0, 3, 1, 2});
+    const std::vector<std::string> kernels = planKernels(b, {{"x", x}}, h200Description());
+    const auto gemm = std::find_if(kernels.begin(), kernels.end(), [](const auto& k) { return k.rfind("gemm", 0) == 0; });
+    ASSERT_NE(gemm, kernels.end());
+    EXPECT_EQ(gemm->rfind("gemm_cm64_", 0), 0u) << *gemm << ": 30 rows per product";
+    std::vector<NamedTensor> inputs{{"x", randomTensor(x, 8, -1, 1)}};
+    EXPECT_EQ(planDispatches(b, inputs), 1);
+    expectGpuMatchesCpu(b, inputs, "channels-first store");
+    expectGpuMatchesCpu(b, inputs, "channels-first store fp16", Tolerance{5e-3, 5e-3, true}, Precision::Float16);
 }
 
 // The transformer block's residuals x + proj(attn(x)) and x + mlp(x) are added in the GEMM's
