@@ -35,7 +35,10 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     const uint32_t dv = roundUp16(l.DV) / 16;
     const uint32_t chunks = dv <= 1 ? 1 : dv <= 2 ? 2 : dv <= 4 ? 4 : 8;
     const uint32_t paddedD = roundUp16(l.D);
-    uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>((l.S + 15) / 16, 1, 4));
+    // At most two warps (32 query rows) a workgroup: twice the workgroups of four share each key
+    // block's staging (H100, run 62, side by side against four: ViT-B/16 fp16 0.990, Swin-T
+    // 0.999, tiny_vit 0.999; one warp: ViT-B/16 1.021).
+    uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>((l.S + 15) / 16, 1, 2));
     while (warps > 0 && coopmatAttentionSharedBytes(warps, paddedD, chunks) > t.facts.sharedMemoryBytes) --warps;
     if (warps == 0) return c;
     c.coopmat = true;

@@ -496,19 +496,22 @@ TEST(AttentionSelection, PerDeviceTable) {
     };
     static const std::vector<Row> rows = {
         {"ViT-B/16 197 tokens x 64", attention(197, 197, 64, 64),
-         {"coopmat 4 warps, d 64, dv 64", "coopmat 4 warps, d 64, dv 64", "portable", "portable"}},
+         {"coopmat 2 warps, d 64, dv 64", "coopmat 2 warps, d 64, dv 64", "portable", "portable"}},
         {"Swin-T window 49 x 32", attention(49, 49, 32, 32),
-         {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
+         {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
         {"SwinIR window 64 x 30", attention(64, 64, 30, 30),
-         {"coopmat 4 warps, d 32, dv 32", "coopmat 4 warps, d 32, dv 32", "portable", "portable"}},
-        // Few query rows take fewer warps; a head dimension of 40 or 80 rounds v up to 64 or 128.
+         {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
+        // At most two warps (32 query rows) a workgroup; a head dimension of 40 or 80 rounds v up
+        // to 64 or 128.
         {"tiny_vit 17 tokens x 32", attention(17, 17, 32, 32),
          {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
+        {"8 query rows: one warp", attention(8, 40, 32, 32),
+         {"coopmat 1 warps, d 32, dv 32", "coopmat 1 warps, d 32, dv 32", "portable", "portable"}},
         {"cross 37 x 45 x 40", attention(37, 45, 40, 40),
-         {"coopmat 3 warps, d 48, dv 64", "coopmat 3 warps, d 48, dv 64", "portable", "portable"}},
-        // 128 wide: four warps fit the H200's 48 KiB, two lavapipe's 32 KiB.
+         {"coopmat 2 warps, d 48, dv 64", "coopmat 2 warps, d 48, dv 64", "portable", "portable"}},
+        // 128 wide: two warps fit lavapipe's 32 KiB too.
         {"heads of 128", attention(70, 70, 128, 128),
-         {"coopmat 4 warps, d 128, dv 128", "coopmat 2 warps, d 128, dv 128", "portable", "portable"}},
+         {"coopmat 2 warps, d 128, dv 128", "coopmat 2 warps, d 128, dv 128", "portable", "portable"}},
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
     };
@@ -533,9 +536,9 @@ TEST(AttentionSelection, PerDeviceTable) {
     // wherever Portable is asked for.
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
-              "coopmat 4 warps, d 64, dv 64");
+              "coopmat 2 warps, d 64, dv 64");
     EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
-              "coopmat 4 warps, d 16, dv 16");
+              "coopmat 2 warps, d 16, dv 16");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 8, 8), DataType::Float16, byDefault)), "portable");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 32, 8), DataType::Float16, byDefault)), "portable")
         << "a narrow value head pads too";
