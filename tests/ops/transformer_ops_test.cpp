@@ -444,6 +444,22 @@ TEST(GemmResidual, AddsInTheEpilogue) {
     }
 }
 
+// q, k and v (the values "q" + suffix, "k" + suffix, "v" + suffix, [S, E] each) split into
+// heads (the initializer "heads": [S, H, D]) and moved head-first (k to [H, D, S]), attention
+// over them, the heads moved back and merged into rows (the initializer "rows"): "y".
+void addHeadAttention(OnnxBuilder& b, const std::string& suffix) {
+    for (const std::string n : {"q", "k", "v"}) {
+        b.node("Reshape", {n + suffix, "heads"}, {n + "h"});
+        attr(b.node("Transpose", {n + "h"}, {n + "t"}), "perm",
+             n == "k" ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
+    }
+    b.node("MatMul", {"qt", "kt"}, {"scores"});
+    attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
+    b.node("MatMul", {"p", "vt"}, {"o"});
+    attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{1, 0, 2});
+    b.node("Reshape", {"ot", "rows"}, {"y"});
+}
+
 // Attention as PyTorch exports nn.MultiheadAttention: one in-projection [S, 3E], q, k, v
 // sliced from it, split into heads and moved head-first; the heads moved back after the
 // product. The slices, reshapes and transposes fold into the GEMMs' loads and stores (an
@@ -484,15 +500,8 @@ TEST(ViewFold, AttentionReadsQkvWhereTheProjectionLeftThem) {
             b.initializer(n + "_axis", int64Tensor({1}, {1}));
             b.initializer(n + "_step", int64Tensor({1}, {c.step}));
             b.node("Slice", {"qkv", n + "_start", n + "_end", n + "_axis", n + "_step"}, {n + "s"});
-            b.node("Reshape", {n + "s", "heads"}, {n + "h"});
-            attr(b.node("Transpose", {n + "h"}, {n + "t"}), "perm",
-                 i == 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
         }
-        b.node("MatMul", {"qt", "kt"}, {"scores"});
-        attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
-        b.node("MatMul", {"p", "vt"}, {"o"});
-        attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{1, 0, 2});
-        b.node("Reshape", {"ot", "rows"}, {"y"});
+        addHeadAttention(b, "s");
         std::vector<NamedTensor> in{{"x", randomTensor({c.S, 32}, seedOf(c.what) + 1, -1, 1)}};
         // The projection and one fused attention (passes/attention_fusion.h: it reads q, k and v
         // through the same windows); the GEMMs' windows also with that fusion off.
@@ -555,15 +564,8 @@ TEST(ViewFold, AttentionReadsTheExportersGatheredQkv) {
             const std::string n = names[i];
             b.initializer(n + "_index", int64Tensor({}, {i}));
             b.node("Gather", {"parts", n + "_index"}, {n + "g"});
-            b.node("Reshape", {n + "g", "heads"}, {n + "h"});
-            attr(b.node("Transpose", {n + "h"}, {n + "t"}), "perm",
-                 i == 1 ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
         }
-        b.node("MatMul", {"qt", "kt"}, {"scores"});
-        attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
-        b.node("MatMul", {"p", "vt"}, {"o"});
-        attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{1, 0, 2});
-        b.node("Reshape", {"ot", "rows"}, {"y"});
+        addHeadAttention(b, "g");
         if (extraReader) b.node("Relu", {"parts"}, {"vr"});
         std::vector<NamedTensor> in{{"x", randomTensor({S, 32}, 32, -1, 1)}};
         // Another reader keeps the Transpose (a copy) and takes its own dispatch.
