@@ -87,9 +87,12 @@ TEST(LayerNormOp, AxesBiasStats) {
         int64_t axis;
     };
     // (3 x 201 rows of 40 and 600 of 250: many short rows, 8 rows of 32 lanes a workgroup,
-    // the last workgroup part empty; a lane's share 1 or 2 elements, or 7 or 8.)
-    const Case cases[] = {{{2, 3, 8}, -1}, {{2, 3, 4, 5}, 1},    {{4, 600}, 1}, {{20000, 3}, -1},
-                          {{3, 5}, 0},     {{3, 201, 40}, -1}, {{600, 250}, 1}};
+    // the last workgroup part empty; a lane's share 1 or 2 elements, or 7 or 8. Rows of 600,
+    // 768 and 1024 and of 1000 over two axes: a workgroup of 256 a row in registers, its last
+    // invocations with 2 of 4 or all 4 elements; rows of 1030: a workgroup a row walking it.)
+    const Case cases[] = {{{2, 3, 8}, -1},  {{2, 3, 4, 5}, 1}, {{4, 600}, 1},    {{20000, 3}, -1},
+                          {{3, 5}, 0},      {{3, 201, 40}, -1}, {{600, 250}, 1}, {{5, 768}, -1},
+                          {{2, 1024}, -1},  {{3, 40, 25}, 1},   {{2, 1030}, -1}};
     for (const auto& c : cases)
         for (int variant = 0; variant < 3; ++variant) {  // bias + stats, no bias, bias without stats
             bool bias = variant != 1, stats = variant == 0;
