@@ -4,11 +4,12 @@ tokens) as MatMul (B stored [K, N]) and as Gemm with transB (B stored [N, K], nn
 on 2-D input), a large square GEMM, LayerNorms, a chain of 64 LayerNorms on [1, 64] (the
 floor of one dispatch and its barrier), and two depthwise convs (ConvNeXt-T's 7x7, a 3x3;
 PyTorch timed in the faster of NCHW and channels-last). Each becomes an ONNX model (float32; vkinfer runs it in
-float16); the same op runs in PyTorch float16 under a CUDA graph (20 per replay, time per op).
+the precision asked for, float16 by default); the same op runs in PyTorch in that precision
+under a CUDA graph (20 per replay, time per op; float32 with TF32 off).
 
-  op_probe.py OUT_DIR [--vkinfer PATH] [--torch] [--iters N]
+  op_probe.py OUT_DIR [--vkinfer PATH] [--torch] [--iters N] [--precision fp16|fp32]
 
---vkinfer runs `PATH bench MODEL --precision fp16 --profile --json` on each model and prints its
+--vkinfer runs `PATH bench MODEL --precision P --profile --json` on each model and prints its
 dispatches with their GPU times; --torch times PyTorch where CUDA is. Without either it only
 writes the models (needs numpy and onnx).
 """
@@ -24,7 +25,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 # name -> (M, N, K)
 GEMMS = {"197x3072x768": (197, 3072, 768), "197x768x3072": (197, 768, 3072), "197x2304x768": (197, 2304, 768),
-         "197x768x768": (197, 768, 768), "1576x3072x768": (1576, 3072, 768), "3136x384x96": (3136, 384, 96),
+         "197x768x768": (197, 768, 768), "1576x3072x768": (1576, 3072, 768), "1576x768x3072": (1576, 768, 3072),
+         "3136x384x96": (3136, 384, 96),
          "4096x4096x4096": (4096, 4096, 4096)}
 NORMS = [(197, 768), (3136, 96)]
 # name -> (channels, height = width, kernel): depthwise convs with same padding (ConvNeXt-T's
@@ -62,9 +64,10 @@ def write_models(out):
     save(out, "layernorm_chain64_1x64", nodes, [vi("x", [1, 64])], [vi(prev, [1, 64])], [w("g", [64]), w("b", [64])])
 
 
-def time_torch(iters):
+def time_torch(iters, precision):
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
 
     def per_op_ms(fn, reps=20):
         s = torch.cuda.Stream()
@@ -90,16 +93,16 @@ def time_torch(iters):
         return float(np.median(times))
 
     res = {}
-    h = dict(device="cuda", dtype=torch.half)
+    h = dict(device="cuda", dtype=torch.half if precision == "fp16" else torch.float)
     for name, (m, n, k) in GEMMS.items():
         x, wt, wl, bl = torch.randn(m, k, **h), torch.randn(k, n, **h), torch.randn(n, k, **h), torch.randn(n, **h)
         res["matmul_" + name] = per_op_ms(lambda: torch.matmul(x, wt))
         res["gemm_transb_" + name] = per_op_ms(lambda: torch.nn.functional.linear(x, wl, bl))
     for rows, c in NORMS + [(1, 64)]:
-        x, norm = torch.randn(rows, c, **h), torch.nn.LayerNorm(c).cuda().half()
+        x, norm = torch.randn(rows, c, **h), torch.nn.LayerNorm(c).cuda().to(h["dtype"])
         res[f"layernorm_{rows}x{c}"] = per_op_ms(lambda: norm(x))
     for name, (c, hw, k) in DEPTHWISE.items():
-        conv = torch.nn.Conv2d(c, c, k, padding=k // 2, groups=c).cuda().half()
+        conv = torch.nn.Conv2d(c, c, k, padding=k // 2, groups=c).cuda().to(h["dtype"])
         for layout in (torch.contiguous_format, torch.channels_last):
             x = torch.randn(1, c, hw, hw, **h).to(memory_format=layout)
             conv = conv.to(memory_format=layout)
@@ -121,9 +124,10 @@ def main():
     ap.add_argument("--vkinfer")
     ap.add_argument("--torch", action="store_true")
     ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--precision", choices=["fp16", "fp32"], default="fp16")
     a = ap.parse_args()
     write_models(a.out)
-    torch_ms = time_torch(a.iters) if a.torch else {}
+    torch_ms = time_torch(a.iters, a.precision) if a.torch else {}
     for name in sorted(os.listdir(a.out)):
         model = os.path.join(a.out, name, "model.onnx")
         if not os.path.isfile(model):
@@ -135,7 +139,7 @@ def main():
                 line += f" ({flops(name) / torch_ms[name] / 1e9:6.1f} TFLOP/s)"
         if a.vkinfer:
             try:
-                r = subprocess.run([a.vkinfer, "bench", model, "--precision", "fp16", "--profile", "--json", "--iters",
+                r = subprocess.run([a.vkinfer, "bench", model, "--precision", a.precision, "--profile", "--json", "--iters",
                                     str(a.iters)], capture_output=True, text=True, timeout=300)
             except subprocess.TimeoutExpired:
                 print(line + " | vkinfer timed out (300 s)", flush=True)
