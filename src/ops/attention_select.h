@@ -31,7 +31,7 @@ constexpr int64_t kCoopmatAttentionMinHead = 16;
 // float16 attention takes the cooperative matrices where the target has them, the policy
 // allows them (KernelPolicy::attentionKernel: Coopmat, or Auto with heads of at least
 // kCoopmatAttentionMinHead) and the head dimensions (at most 128) fit its shared memory with
-// one warp at least: up to four warps, fewer where the query rows need fewer or the memory
+// one warp at least: up to two warps, fewer where the query rows need fewer or the memory
 // takes fewer.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
 
