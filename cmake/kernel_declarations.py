@@ -31,8 +31,6 @@ Declaration format (all keys optional but `source`):
   defines = ["BK=8"]                   # for every variant
   only = ["a_b", ...]                  # the variants (names without the type) that exist,
                                        # when not the whole product
-  except = ["a_*", ...]                # or: the variants that do not exist, as shell
-                                       # patterns (each must match one at least)
   [constants]  BK = 8                  # C++ constexpr and GLSL #define ("4u": a GLSL literal)
   [push]       fields = ["N", "alpha:float", ...]   # uint unless :float, :int or a vector
                                        # type (below); one member each, in order
@@ -57,7 +55,6 @@ that it has no implicit padding and its size is the block's size (the end of its
 as the SPIR-V states it: what vkCmdPushConstants must be given); the header static_asserts
 the size and every field's offset.
 """
-import fnmatch
 import os
 import re
 import sys
@@ -106,8 +103,8 @@ class Family:
         self.name = os.path.splitext(os.path.basename(path))[0]
         with open(path, "rb") as f:
             d = tomllib.load(f)
-        known = {"source", "name", "types", "defines", "only", "except", "constants", "push", "push_from", "spec",
-                 "spec_from", "axes"}
+        known = {"source", "name", "types", "defines", "only", "constants", "push", "push_from", "spec", "spec_from",
+                 "axes"}
         for k in d:
             if k not in known:
                 fail(f"{path}: unknown key '{k}' (known: {', '.join(sorted(known))})")
@@ -122,9 +119,6 @@ class Family:
                 fail(f"{path}: unknown type '{t}'")
         self.defines = d.get("defines", [])
         self.only = d.get("only")
-        self.excluded = d.get("except")
-        if self.only is not None and self.excluded is not None:
-            fail(f"{path}: 'only' and 'except' both given (one says which variants exist)")
         self.constants = d.get("constants", {})
         self.push = d.get("push", {}).get("fields", [])
         self.push_from = d.get("push_from")
@@ -181,8 +175,6 @@ class Family:
             base = self.base_name(combo)
             if self.only is not None and base not in self.only:
                 continue
-            if self.excluded is not None and any(fnmatch.fnmatchcase(base, x) for x in self.excluded):
-                continue
             names.add(base)
             defs = list(self.defines)
             for (axis, vals), i in zip(self.axes, combo):
@@ -198,11 +190,6 @@ class Family:
             missing = set(self.only) - names
             if missing:
                 fail(f"{self.path}: 'only' lists variants the axes do not make: {', '.join(sorted(missing))}")
-        if self.excluded is not None:
-            every = [self.base_name(c) for c in self.combos()]
-            stale = [x for x in self.excluded if not any(fnmatch.fnmatchcase(b, x) for b in every)]
-            if stale:
-                fail(f"{self.path}: 'except' patterns that match no variant: {', '.join(stale)}")
         return out
 
 
@@ -339,7 +326,7 @@ def family_header(fam, ids):
             n = by_key.get((tuple(combo), ti if fam.types else None))
             table.append(f"KernelId::{n}" if n else "KernelId::none")
     params = [f"{camel(a)} {a}" for a, _ in fam.axes] + (["DataType type"] if fam.types else [])
-    partial = bool(fam.types) or fam.only is not None or fam.excluded is not None
+    partial = bool(fam.types) or fam.only is not None
     ret = "std::optional<KernelId>" if partial else "KernelId"
     L += ["", f"inline constexpr std::array<KernelId, {len(table)}> kVariants = {{{{", "    " + ", ".join(table) + "}};"]
     if fam.types:
