@@ -99,14 +99,21 @@ void evalGather(const Node& n, std::span<const Tensor* const> in, std::span<Tens
     }
 }
 
+// The index of a Gather that takes one constant index (attention's qkv[0]; a class token), or
+// null.
+const Tensor* oneConstantIndex(const Graph& g, const Node& n) {
+    if (n.inputs.size() < 2 || n.inputs[1] < 0 || !g.values[n.inputs[1]].constant) return nullptr;
+    const Tensor* index = &*g.values[n.inputs[1]].constant;
+    return index->elementCount() == 1 ? index : nullptr;
+}
+
 // A Gather of one constant index where everything before the axis has extent 1 (attention's
 // q, k, v = qkv[0], qkv[1], qkv[2]; a class token x[:, 0] of one image) takes one contiguous
 // run of its input: the plan makes it a view there (OpDef::viewOffset), no dispatch. Its
 // element offset, or -1.
 int64_t gatherViewOffset(const Graph& g, const Node& n, size_t) {
-    if (n.inputs.size() < 2 || n.inputs[1] < 0 || !g.values[n.inputs[1]].constant) return -1;
-    const Tensor* index = &*g.values[n.inputs[1]].constant;
-    if (index->elementCount() != 1) return -1;
+    const Tensor* index = oneConstantIndex(g, n);
+    if (!index) return -1;
     const Shape& data = inputShape(g, n, 0);
     if (data.empty()) return -1;
     const GatherDims d = gatherDims(n, data, index->shape());
@@ -494,17 +501,16 @@ void lowerGatherNd(LowerContext& ctx, const Node& n) {
 }  // namespace
 
 std::optional<graph::StridedView> gatherView(const Graph& g, const Node& n, const graph::StridedView& in) {
-    if (n.inputs.size() < 2 || n.inputs[1] < 0 || !g.values[n.inputs[1]].constant) return std::nullopt;
-    const Tensor& index = *g.values[n.inputs[1]].constant;
-    if (index.elementCount() != 1 || in.shape.empty()) return std::nullopt;
-    const GatherDims d = gatherDims(n, in.shape, index.shape());
-    int64_t k = index.getInt(0);
+    const Tensor* index = oneConstantIndex(g, n);
+    if (!index || in.shape.empty()) return std::nullopt;
+    const GatherDims d = gatherDims(n, in.shape, index->shape());
+    int64_t k = index->getInt(0);
     if (k < 0) k += d.axisLen;
     if (k < 0 || k >= d.axisLen) return std::nullopt;  // (the op itself reports it)
     const auto axis = static_cast<size_t>(d.axis);
     graph::StridedView r{in.offset + k * in.stride[axis], d.out, {}};
     r.stride.assign(in.stride.begin(), in.stride.begin() + d.axis);
-    r.stride.insert(r.stride.end(), index.shape().size(), 0);  // the index's dimensions, all of extent 1
+    r.stride.insert(r.stride.end(), index->shape().size(), 0);  // the index's dimensions, all of extent 1
     r.stride.insert(r.stride.end(), in.stride.begin() + d.axis + 1, in.stride.end());
     return r;
 }

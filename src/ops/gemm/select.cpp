@@ -42,9 +42,11 @@ GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const 
         // 0.986, Swin-T 0.968, ConvNeXt-T 0.951; then everywhere, with kCoopmatGemm128MinK,
         // ConvNeXt-T 0.851, Swin-T 0.883, ConvNeXt-T at batch 8 0.939.
         namespace k = kernels::gemm_cm;
-        const int64_t tiles128 = ceilDiv(p.M, 128) * ceilDiv(p.N, 128) * p.batches();
-        c.coopmatTile = p.M >= 128 && tiles128 >= kCoopmatGemmTilesFor128 && p.K >= kCoopmatGemm128MinK ? k::Tile::t128
-                                                                                                        : k::Tile::t64;
+        const k::TileValue& big = k::kTileValues[static_cast<size_t>(k::Tile::t128)];
+        const int64_t tiles128 = ceilDiv(p.M, big.BM) * ceilDiv(p.N, big.BN) * p.batches();
+        c.coopmatTile = p.M >= big.BM && tiles128 >= kCoopmatGemmTilesFor128 && p.K >= kCoopmatGemm128MinK
+                            ? k::Tile::t128
+                            : k::Tile::t64;
         c.bm = k::kTileValues[static_cast<size_t>(c.coopmatTile)].BM;
         c.bn = k::kTileValues[static_cast<size_t>(c.coopmatTile)].BN;
     } else {
