@@ -1,0 +1,212 @@
+// What the driver made of each embedded kernel: its pipeline executable statistics
+// (VK_KHR_pipeline_executable_properties), such as NVIDIA's "Register Count" and "Shared
+// Memory Size". A kernel at the register file's limit (255 on NVIDIA) spills or runs fewer
+// workgroups per multiprocessor; this is where to look before tuning its tiles
+// (docs/BENCHMARKS.md, "How to measure").
+//
+//   vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]
+//
+// Prints one line per embedded variant whose name contains any NAME_PART (all without one)
+// and that the device can create, its workgroup X invocations wide (default 256; the driver's
+// register budget depends on it: at most 65536 / X on NVIDIA); the kernel's own
+// specialization constants keep their defaults. The device gets what a session enables, and
+// the tensor-core kernels their KHR form where it runs them, as sessions create them (--nv:
+// the NV form, as VKINFER_COOPMAT=nv). Exit 2 where the device lacks the extension.
+#include <vulkan/vulkan.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/kernel_table.h"
+#include "vk/coopmat_khr.h"
+#include "vk/device_requirements.h"
+
+namespace {
+
+[[noreturn]] void die(const char* call, VkResult r) {
+    std::fprintf(stderr, "vkinfer_kernel_stats: %s returned %d\n", call, static_cast<int>(r));
+    std::exit(1);
+}
+#define CHECK(call)                             \
+    do {                                        \
+        VkResult r_ = (call);                   \
+        if (r_ != VK_SUCCESS) die(#call, r_);   \
+    } while (0)
+
+bool hasExtension(VkPhysicalDevice phys, const char* name) {
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> all(n);
+    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, all.data());
+    for (const auto& e : all)
+        if (std::strcmp(e.extensionName, name) == 0) return true;
+    return false;
+}
+
+std::string statistic(const VkPipelineExecutableStatisticKHR& s) {
+    switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s.value.b32 ? "true" : "false";
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return std::to_string(s.value.i64);
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return std::to_string(s.value.u64);
+        default: return std::to_string(s.value.f64);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    uint32_t deviceIndex = 0, localSize = 256;
+    bool keepNv = false;
+    std::vector<std::string_view> parts;
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        if ((a == "--device" || a == "--local-size") && i + 1 < argc) {
+            (a == "--device" ? deviceIndex : localSize) = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        } else if (a == "--nv") {
+            keepNv = true;
+        } else if (a == "-h" || a == "--help") {
+            std::puts("usage: vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]");
+            return 0;
+        } else {
+            parts.push_back(a);
+        }
+    }
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    VkInstance instance;
+    CHECK(vkCreateInstance(&ici, nullptr, &instance));
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    std::vector<VkPhysicalDevice> devices(count);
+    vkEnumeratePhysicalDevices(instance, &count, devices.data());
+    if (deviceIndex >= count) {
+        std::fprintf(stderr, "vkinfer_kernel_stats: no device %u (%u found)\n", deviceIndex, count);
+        return 1;
+    }
+    VkPhysicalDevice phys = devices[deviceIndex];
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(phys, &props);
+    if (!hasExtension(phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+        std::fprintf(stderr, "vkinfer_kernel_stats: device '%s' does not offer %s\n", props.deviceName,
+                     VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+        return 2;
+    }
+
+    // What a session would enable (vk/device_requirements.h), and the statistics.
+    vkinfer::vk::EnablePlan plan = vkinfer::vk::planDeviceFeatures(phys);
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pe{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    pe.pipelineExecutableInfo = VK_TRUE;
+    pe.pNext = plan.chain->core.pNext;
+    plan.chain->core.pNext = &pe;
+    std::vector<const char*> extensions = {VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME};
+    for (const std::string& e : plan.extensions) extensions.push_back(e.c_str());
+    // As vk/pipelines.cpp: the KHR form of the tensor-core kernels where the device runs it.
+    const bool khr = !keepNv && plan.features.has(vkinfer::vk::Feature::CooperativeMatrixKHR);
+    float priority = 1;
+    VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &plan.chain->core;
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &queue;
+    dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    dci.ppEnabledExtensionNames = extensions.data();
+    VkDevice device;
+    CHECK(vkCreateDevice(phys, &dci, nullptr, &device));
+    auto executables = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+        vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+    auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+        vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+
+    // One layout for all: six storage buffers (the most any kernel binds) and the largest
+    // push block Vulkan guarantees.
+    std::vector<VkDescriptorSetLayoutBinding> bindings(6);
+    for (uint32_t i = 0; i < bindings.size(); ++i)
+        bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo dsl{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dsl.bindingCount = static_cast<uint32_t>(bindings.size());
+    dsl.pBindings = bindings.data();
+    VkDescriptorSetLayout setLayout;
+    CHECK(vkCreateDescriptorSetLayout(device, &dsl, nullptr, &setLayout));
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 128};
+    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &setLayout;
+    pli.pushConstantRangeCount = 1;
+    pli.pPushConstantRanges = &push;
+    VkPipelineLayout layout;
+    CHECK(vkCreatePipelineLayout(device, &pli, nullptr, &layout));
+
+    std::printf("device '%s', workgroups of %u\n", props.deviceName, localSize);
+    const uint32_t size[3] = {localSize, 1, 1};
+    VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+    VkSpecializationInfo spec{3, entries, sizeof(size), size};
+    int shown = 0;
+    for (const vkinfer::kernels::KernelBlob& k : vkinfer::kernels::table()) {
+        bool wanted = parts.empty();
+        for (std::string_view p : parts) wanted |= k.name.find(p) != std::string_view::npos;
+        if (!wanted || !k.code) continue;
+        std::vector<uint32_t> code(k.code, k.code + k.words);
+        if (khr && vkinfer::vk::usesCooperativeMatrixNv(k.code, k.words)) {
+            vkinfer::vk::CoopmatTranslation t = vkinfer::vk::translateCoopmatNvToKhr(k.code, k.words);
+            if (t.words.empty()) {
+                std::printf("%.*s: no KHR form (%s)\n", static_cast<int>(k.name.size()), k.name.data(), t.error.c_str());
+                continue;
+            }
+            code = std::move(t.words);
+        }
+        VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+        mi.codeSize = code.size() * 4;
+        mi.pCode = code.data();
+        VkShaderModule module;
+        if (vkCreateShaderModule(device, &mi, nullptr, &module) != VK_SUCCESS) continue;
+        VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+        ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT,
+                    module, "main", &spec};
+        ci.layout = layout;
+        VkPipeline pipeline;
+        VkResult r = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline);
+        vkDestroyShaderModule(device, module, nullptr);
+        if (r != VK_SUCCESS) {
+            std::printf("%.*s: not created here (%d)\n", static_cast<int>(k.name.size()), k.name.data(),
+                        static_cast<int>(r));
+            continue;
+        }
+        VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+        info.pipeline = pipeline;
+        uint32_t n = 0;
+        CHECK(executables(device, &info, &n, nullptr));
+        for (uint32_t x = 0; x < n; ++x) {
+            VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+            ei.pipeline = pipeline;
+            ei.executableIndex = x;
+            uint32_t s = 0;
+            CHECK(statistics(device, &ei, &s, nullptr));
+            std::vector<VkPipelineExecutableStatisticKHR> stats(s, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+            CHECK(statistics(device, &ei, &s, stats.data()));
+            std::string line(k.name);
+            for (const auto& st : stats) line += std::string(" | ") + st.name + " " + statistic(st);
+            std::puts(line.c_str());
+        }
+        vkDestroyPipeline(device, pipeline, nullptr);
+        ++shown;
+    }
+    vkDestroyPipelineLayout(device, layout, nullptr);
+    vkDestroyDescriptorSetLayout(device, setLayout, nullptr);
+    vkDestroyDevice(device, nullptr);
+    vkDestroyInstance(instance, nullptr);
+    if (shown == 0) {
+        std::fprintf(stderr, "vkinfer_kernel_stats: no kernel created\n");
+        return 1;
+    }
+    return 0;
+}
