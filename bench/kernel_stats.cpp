@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "core/kernel_table.h"
 #include "vk/coopmat_khr.h"
 #include "vk/device_requirements.h"
+#include "vk/instance.h"
 
 namespace {
 
@@ -36,16 +36,6 @@ namespace {
         VkResult r_ = (call);                   \
         if (r_ != VK_SUCCESS) die(#call, r_);   \
     } while (0)
-
-bool hasExtension(VkPhysicalDevice phys, const char* name) {
-    uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> all(n);
-    vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, all.data());
-    for (const auto& e : all)
-        if (std::strcmp(e.extensionName, name) == 0) return true;
-    return false;
-}
 
 std::string statistic(const VkPipelineExecutableStatisticKHR& s) {
     switch (s.format) {
@@ -92,7 +82,7 @@ int main(int argc, char** argv) {
     VkPhysicalDevice phys = devices[deviceIndex];
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(phys, &props);
-    if (!hasExtension(phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    if (!vkinfer::vk::hasDeviceExtension(phys, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
         std::fprintf(stderr, "vkinfer_kernel_stats: device '%s' does not offer %s\n", props.deviceName,
                      VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
         return 2;
