@@ -40,7 +40,7 @@ struct GemmProblem {
 
 enum class GemmKernel : uint8_t {
     Portable,  // gemm.comp: 64x64 tiles of 4x4 per invocation, or 16x128 for M <= 16
-    Coopmat,   // gemm_cm.comp: float16 on cooperative matrices, 64x64, 64x128 or 128x128 tiles
+    Coopmat,   // gemm_cm.comp: float16 on cooperative matrices, 64x64 or 128x128 tiles
 };
 
 struct GemmChoice {
