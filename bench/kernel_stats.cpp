@@ -46,6 +46,25 @@ std::string statistic(const VkPipelineExecutableStatisticKHR& s) {
     }
 }
 
+constexpr const char* kUsage =
+    "usage: vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]\n"
+    "  the driver's statistics (registers, shared memory, ...) of every embedded kernel whose name\n"
+    "  contains a NAME_PART (all without one), created as sessions create them\n"
+    "  --device N       Vulkan device index (default 0)\n"
+    "  --local-size X   invocations a workgroup, 1 to 1024 (default 256)\n"
+    "  --nv             the NV form of the tensor-core kernels instead of their KHR form";
+
+// The value of option `name` in [low, high], or exit 1 naming it.
+uint32_t numberArgument(const char* name, const char* text, uint32_t low, uint32_t high) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(text, &end, 10);
+    if (end == text || *end != '\0' || v < low || v > high) {
+        std::fprintf(stderr, "vkinfer_kernel_stats: %s wants a number from %u to %u, not '%s'\n", name, low, high, text);
+        std::exit(1);
+    }
+    return static_cast<uint32_t>(v);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,13 +73,22 @@ int main(int argc, char** argv) {
     std::vector<std::string_view> parts;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
-        if ((a == "--device" || a == "--local-size") && i + 1 < argc) {
-            (a == "--device" ? deviceIndex : localSize) = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        if (a == "--device" || a == "--local-size") {
+            if (i + 1 == argc) {
+                std::fprintf(stderr, "vkinfer_kernel_stats: %s wants a value\n%s\n", argv[i], kUsage);
+                return 1;
+            }
+            if (a == "--device") deviceIndex = numberArgument(argv[i], argv[i + 1], 0, 1023);
+            else localSize = numberArgument(argv[i], argv[i + 1], 1, 1024);
+            ++i;
         } else if (a == "--nv") {
             keepNv = true;
         } else if (a == "-h" || a == "--help") {
-            std::puts("usage: vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]");
+            std::puts(kUsage);
             return 0;
+        } else if (a.starts_with("-")) {
+            std::fprintf(stderr, "vkinfer_kernel_stats: unknown option '%s'\n%s\n", argv[i], kUsage);
+            return 1;
         } else {
             parts.push_back(a);
         }
@@ -139,11 +167,12 @@ int main(int argc, char** argv) {
     const uint32_t size[3] = {localSize, 1, 1};
     VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
     VkSpecializationInfo spec{3, entries, sizeof(size), size};
-    int shown = 0;
+    int matched = 0, shown = 0;
     for (const vkinfer::kernels::KernelBlob& k : vkinfer::kernels::table()) {
         bool wanted = parts.empty();
         for (std::string_view p : parts) wanted |= k.name.find(p) != std::string_view::npos;
         if (!wanted || !k.code) continue;
+        ++matched;
         std::vector<uint32_t> code(k.code, k.code + k.words);
         if (khr && vkinfer::vk::usesCooperativeMatrixNv(k.code, k.words)) {
             vkinfer::vk::CoopmatTranslation t = vkinfer::vk::translateCoopmatNvToKhr(k.code, k.words);
@@ -195,7 +224,8 @@ int main(int argc, char** argv) {
     vkDestroyDevice(device, nullptr);
     vkDestroyInstance(instance, nullptr);
     if (shown == 0) {
-        std::fprintf(stderr, "vkinfer_kernel_stats: no kernel created\n");
+        if (matched == 0) std::fprintf(stderr, "vkinfer_kernel_stats: no embedded kernel's name contains what was asked\n");
+        else std::fprintf(stderr, "vkinfer_kernel_stats: none of the %d kernels asked for could be created\n", matched);
         return 1;
     }
     return 0;

@@ -13,8 +13,8 @@
 // t, t + 32, ... of its row, so neighbouring lanes read neighbouring elements; 4 (a few rows of
 // up to 1024 contiguous elements: ViT-B/16's 197 of 768): a workgroup of 256 a row, each
 // invocation holding its up to 4 elements in registers, so the row is read once and each sum
-// is two shared-memory rounds; 0: one workgroup per row with shared-memory tree sums. STATS (a variant) also writes each row's mean and
-// 1/sqrt(var + eps).
+// is two shared-memory rounds; 0: one workgroup per row with shared-memory tree sums. STATS
+// (a variant) also writes each row's mean and 1/sqrt(var + eps).
 #include "common.glsl"
 #include "types.glsl"
 #include "norm.glsl"  // push constants, specialization constants: shaders/kernels/norm.toml
