@@ -118,6 +118,11 @@ struct Sampler {
     }
     // The taps along one axis of coordinate c: their count, indices (-1: zero) and weights.
     int taps(float c, int64_t len, int64_t idx[4], float w[4]) const {
+        // A coordinate no index reaches (a grid value of 1e30, an infinity that reflection
+        // turned into NaN, NaN itself) is taken as one far outside the input: its taps read
+        // the padding. Converting it to an integer as it is would be undefined.
+        constexpr float kFar = 1 << 30;
+        c = std::isnan(c) ? -kFar : std::clamp(c, -kFar, kFar);
         if (s.mode == GridMode::Nearest) {
             idx[0] = tapIndex(static_cast<int64_t>(c), len);  // toward zero, as the reference's astype
             w[0] = 1.0f;

@@ -2,6 +2,9 @@
 // hand-computed samples, then the GPU against the reference for every mode, padding and
 // align_corners, with grids that reach past the borders, in float32 and float16. The ONNX
 // node tests (test_gridsample_*) check the reference against ONNX's data in the conformance run.
+#include <limits>
+#include <string>
+
 #include "ops/op_harness.h"
 
 namespace vkinfer::testing {
@@ -51,6 +54,21 @@ TEST(GridSampleOp, ReferenceMatchesHandComputed) {
     expectReferenceEquals(gridModel({1, 1, 2, 2}, {1, 1, 2, 2}, "bilinear", "reflection", 1),
                           {{"x", x}, {"grid", floatTensor({1, 1, 2, 2}, {5, -1, 3, -1})}},
                           {floatTensor({1, 1, 1, 2}, {1, 0})}, "reflection");
+}
+
+// Coordinates no index reaches (1e30, infinities, NaN: a fuzzer's grid once made the
+// reference convert 1e30 to an integer) read the padding: zeros, or with border padding the
+// clamped edge (NaN as far left).
+TEST(GridSampleOp, CoordinatesFarOutsideReadThePadding) {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    Tensor x = floatTensor({1, 1, 2, 2}, {0, 1, 2, 3});
+    Tensor g = floatTensor({1, 1, 4, 2}, {1e30f, 0, -inf, 0, nan, 0, inf, 0});
+    for (const char* mode : {"bilinear", "bicubic", "nearest"})
+        expectReferenceEquals(gridModel({1, 1, 2, 2}, {1, 1, 4, 2}, mode, "zeros", 1), {{"x", x}, {"grid", g}},
+                              {floatTensor({1, 1, 1, 4}, {0, 0, 0, 0})}, std::string(mode) + ", zeros");
+    // Row 0.5 between rows 0 and 1: column 1 gives (1 + 3) / 2, column 0 (0 + 2) / 2.
+    expectReferenceEquals(gridModel({1, 1, 2, 2}, {1, 1, 4, 2}, "bilinear", "border", 1), {{"x", x}, {"grid", g}},
+                          {floatTensor({1, 1, 1, 4}, {2, 1, 1, 2})}, "bilinear, border");
 }
 
 TEST(GridSampleOp, GpuMatchesCpu) {
