@@ -343,7 +343,8 @@ MeanAxes meanAxesOf(const Graph& g, const Node& n) {
         const auto& t = g.values[n.inputs[1]].constant;
         if (!t) return {};
         axes.clear();
-        for (int64_t k = 0; k < t->elementCount(); ++k) axes.push_back(static_cast<int64_t>(t->getDouble(k)));
+        // As ReduceMean reads them (getInt: float axes, NaN among them, convert defined).
+        for (int64_t k = 0; k < t->elementCount(); ++k) axes.push_back(t->getInt(k));
     }
     if (axes.empty() || rank == 0) return {};
     for (auto& a : axes) {
