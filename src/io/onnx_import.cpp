@@ -151,7 +151,11 @@ Graph importOnnx(const void* data, size_t size, const std::string& label, const 
         g.values[id].hasShape = true;
         g.values[id].constant = std::move(t);
     }
+    std::set<std::string> inputNames;
     for (const auto& in : gp.input()) {
+        // (Twice, an input with an initializer would take a default already taken.)
+        if (!inputNames.insert(in.name()).second)
+            fail(ErrorCode::ParseError, "{}: the graph lists input '{}' twice", label, in.name());
         graph::InputDecl decl;
         decl.value = valueFor(in.name());
         Value& v = g.values[decl.value];

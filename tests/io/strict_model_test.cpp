@@ -1,5 +1,5 @@
-// What a careless exporter writes is refused at load, naming what is wrong: two graph outputs
-// of one name, a negative declared dimension, a Clip bound of another type.
+// What a careless exporter writes is refused at load, naming what is wrong: two graph inputs
+// or outputs of one name, a negative declared dimension, a Clip bound of another type.
 #include <gtest/gtest.h>
 
 #include "support/onnx_builder.h"
@@ -16,6 +16,20 @@ TEST(StrictModel, DuplicateGraphOutputNamesAreRefused) {
     auto m = b.build();
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().toString(), "parse error: test model: the graph lists output 'y' twice");
+}
+
+// Twice the same input, also one with an initializer (its default): a fuzzer's model made
+// the second listing take a default the first had already taken (undefined).
+TEST(StrictModel, DuplicateGraphInputNamesAreRefused) {
+    for (bool withDefault : {false, true}) {
+        OnnxBuilder b;
+        b.input("x", {4}).input("x", {4}).output("y");
+        if (withDefault) b.initializer("x", testing::floatTensor({4}, {1, 2, 3, 4}));
+        b.node("Relu", {"x"}, {"y"});
+        auto m = b.build();
+        ASSERT_FALSE(m.ok());
+        EXPECT_EQ(m.status().toString(), "parse error: test model: the graph lists input 'x' twice");
+    }
 }
 
 // A Clip bound of another type than the data is refused when planning, in words that read
