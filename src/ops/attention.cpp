@@ -229,8 +229,9 @@ void lowerAttention(LowerContext& ctx, const Node& n) {
     const size_t biases = n.inputs.size() - 3;
     setProblemSpecs(d, n, l, biases);
     if (choice.coopmat) {
-        d.localSize = {32 * choice.warps, 1, 1};
+        d.localSize = {32 * choice.warps * choice.keySplit, 1, 1};
         d.setSpec(kernels::attention_cm::kWarps, choice.warps);
+        d.setSpec(kernels::attention_cm::kKsplit, choice.keySplit);
         d.setSpec(kernels::attention_cm::kDp, choice.paddedD);
         d.setSpec(kernels::attention_cm::kKWords, choice.kWords ? 1 : 0);
         d.setSpec(kernels::attention_cm::kVWords, choice.vWords ? 1 : 0);

@@ -13,14 +13,15 @@ uint32_t roundUp16(int64_t v) { return static_cast<uint32_t>((v + 15) / 16 * 16)
 
 }  // namespace
 
-uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t outChunks) {
-    // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k, v: a block's keys) in
-    // halves with rows 8 halves longer than their data; Cs (a 16 x 20 float staging tile per
-    // warp) and the lanes' exchange (a float each).
-    const uint64_t keys = static_cast<uint64_t>(kernels::attention_cm::KEY_BLOCK), w = warps;
-    const uint64_t halves = 16 * w * (paddedD + 8) + w * 16 * (keys + 8) + keys * (paddedD + 8) +
-                            keys * (16 * outChunks + 8);
-    return 2 * halves + 4 * (w * 16 * 20) + 4 * (32 * w);
+uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t keySplit, uint32_t paddedD, uint32_t outChunks) {
+    // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k, v: a block's keys per
+    // key group) in halves with rows 8 halves longer than their data; Cs (a 16 x 20 float
+    // staging tile per warp) and the lanes' exchange (a float each).
+    const uint64_t keys = static_cast<uint64_t>(kernels::attention_cm::KEY_BLOCK), w = warps,
+                   all = static_cast<uint64_t>(warps) * keySplit;
+    const uint64_t halves = 16 * w * (paddedD + 8) + all * 16 * (keys + 8) +
+                            keySplit * (keys * (paddedD + 8) + keys * (16 * outChunks + 8));
+    return 2 * halves + 4 * (all * 16 * 20) + 4 * (32 * all);
 }
 
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t) {
@@ -39,8 +40,16 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     // block's staging (H100, run 62, side by side against four: ViT-B/16 fp16 0.990, Swin-T
     // 0.999, tiny_vit 0.999; one warp: ViT-B/16 1.021).
     uint32_t warps = static_cast<uint32_t>(std::clamp<int64_t>((l.S + 15) / 16, 1, 2));
-    while (warps > 0 && coopmatAttentionSharedBytes(warps, paddedD, chunks) > t.facts.sharedMemoryBytes) --warps;
+    while (warps > 0 && coopmatAttentionSharedBytes(warps, 1, paddedD, chunks) > t.facts.sharedMemoryBytes) --warps;
     if (warps == 0) return c;
+    // Long key chains over few query warps: one warp in each of several key groups instead.
+    const int64_t keyBlocks = (l.L + kernels::attention_cm::KEY_BLOCK - 1) / kernels::attention_cm::KEY_BLOCK;
+    const int64_t queryWarps = (l.S + 15) / 16 * l.batches();
+    if (keyBlocks >= kAttentionKeySplitMinBlocks && queryWarps < kAttentionKeySplitBelowQueryWarps) {
+        uint32_t split = static_cast<uint32_t>(std::min<int64_t>(kernels::attention_cm::KSPLIT_MAX, keyBlocks / 2));
+        while (split > 1 && coopmatAttentionSharedBytes(1, split, paddedD, chunks) > t.facts.sharedMemoryBytes) --split;
+        if (split > 1) warps = 1, c.keySplit = split;
+    }
     c.coopmat = true;
     c.warps = warps;
     c.paddedD = paddedD;

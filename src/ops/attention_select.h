@@ -20,6 +20,10 @@ struct AttentionChoice {
     uint32_t warps = 0;
     uint32_t paddedD = 0;
     uint32_t outChunks = 0;
+    // With coopmat: groups of `warps` warps on the same query rows that split the key blocks
+    // between them and combine their partial softmax sums at the end (1: no split). The
+    // workgroup has warps * keySplit warps.
+    uint32_t keySplit = 1;
     // With coopmat: k's / v's rows are contiguous and every row and batch starts 8-aligned, so
     // they load as whole 8-half words (and the head dimension is a multiple of 8).
     bool kWords = false, vWords = false;
@@ -28,14 +32,24 @@ struct AttentionChoice {
 // The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.
 constexpr int64_t kCoopmatAttentionMinHead = 16;
 
+// The keys are split between groups of warps (AttentionChoice::keySplit) where there are at
+// least kAttentionKeySplitMinBlocks blocks of keys (attention_cm::KEY_BLOCK each) and fewer
+// than kAttentionKeySplitBelowQueryWarps warps' worth of query rows (16 each) over all batches:
+// too few warps to fill a large GPU, each with a long chain of key blocks (ViT-B/16 at batch 1:
+// 13 x 12 query warps, 7 blocks of keys). Each group then takes at least two blocks, and there
+// are at most attention_cm::KSPLIT_MAX groups.
+constexpr int64_t kAttentionKeySplitMinBlocks = 4;
+constexpr int64_t kAttentionKeySplitBelowQueryWarps = 512;
+
 // float16 attention takes the cooperative matrices where the target has them, the policy
 // allows them (KernelPolicy::attentionKernel: Coopmat, or Auto with heads of at least
 // kCoopmatAttentionMinHead) and the head dimensions (at most 128) fit its shared memory with
 // one warp at least: up to two warps, fewer where the query rows need fewer or the memory
-// takes fewer.
+// takes fewer; or one warp in each of up to four key groups, where the keys are split
+// (kAttentionKeySplitMinBlocks) and as many groups fit.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
 
 // The shared memory attention_cm.comp declares for these constants, in bytes.
-uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t paddedD, uint32_t outChunks);
+uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t keySplit, uint32_t paddedD, uint32_t outChunks);
 
 }  // namespace vkinfer::ops

@@ -90,6 +90,7 @@ std::string planToJson(const CompiledPlan& plan) {
         e["nodes"] = nodeNames(plan, d);
         e["wave"] = plan.wave[i];
         e["groups"] = d.groups;
+        e["local_size"] = d.localSize;
         e["reads"] = rangesJson(plan, plan.commands[i].reads);
         e["writes"] = rangesJson(plan, plan.commands[i].writes);
         const Barrier& b = plan.barriers[i];

@@ -136,8 +136,11 @@ TEST(AttentionFusionOp, HeadDimension128) {
 // The tensor-core kernel (shaders/attention_cm.comp) with its matrix operations emulated, as
 // lavapipe runs it (no device here has cooperative matrices but the GPU machine): fp16
 // against the CPU, in both sync modes, on the variant the plan names (so the comparison is
-// not of the portable kernel). 32 KiB of shared memory, as lavapipe has.
-void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, const std::string& what) {
+// not of the portable kernel). 32 KiB of shared memory, as lavapipe has. keyGroups: the key
+// groups of one warp each the plan must take (ops/attention_select.h; 0: two warps or one, no
+// split).
+void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, const std::string& what,
+                            uint32_t keyGroups = 0) {
     SCOPED_TRACE(what);
     std::vector<NamedTensor> in;
     const OnnxBuilder b = attentionModel(a, &in);
@@ -147,8 +150,16 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
     dev.kernels.attentionKernel = AttentionKernel::Coopmat;  // also the heads Auto leaves on the portable kernel
     InputShapes shapes;
     for (const auto& t : in) shapes.emplace_back(t.name, t.tensor.shape());
-    const auto kernels = planKernels(b, shapes, dev, Precision::Float16);
-    EXPECT_NE(std::find(kernels.begin(), kernels.end(), kernel), kernels.end()) << what << ": not on " << kernel;
+    const nlohmann::json plan = planReport(b, shapes, dev, Precision::Float16);
+    ASSERT_FALSE(plan.is_null());
+    const auto& schedule = plan["schedule"];
+    const auto on = std::find_if(schedule.begin(), schedule.end(), [&](const auto& d) { return d["kernel"] == kernel; });
+    ASSERT_NE(on, schedule.end()) << what << ": not on " << kernel;
+    const uint32_t invocations = (*on)["local_size"][0];
+    if (keyGroups > 0)
+        EXPECT_EQ(invocations, 32 * keyGroups) << what << ": not in " << keyGroups << " key groups";
+    else
+        EXPECT_LE(invocations, 64u) << what << ": split between key groups";
     SessionOptions o;
     o.precision = Precision::Float16;
     o.kernels.emulateCooperativeMatrix = true;
@@ -158,9 +169,30 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
 
 TEST(AttentionCoopmatOp, VitTokens) {
     VKINFER_REQUIRE_GPU();
-    AttentionBlock a;  // 197 tokens: 4 row blocks of 64, 7 key blocks of 32 (the last of 5)
+    // 197 tokens: 13 row blocks of 16, 7 key blocks of 32 (the last of 5) split between two
+    // groups of four rounds: the second group's last block lies past the keys (all masked).
+    AttentionBlock a;
     a.heads = 2;
-    expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64");
+    expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64", 2);
+}
+
+// Long key sequences over few query rows: the keys split between groups of warps that combine
+// their softmax sums at the end (shaders/attention_cm.comp's KSPLIT), with the blocks dividing
+// evenly or not, a partial last block, masks and biases, and cross-attention with few queries.
+TEST(AttentionCoopmatOp, KeysSplitBetweenWarpGroups) {
+    VKINFER_REQUIRE_GPU();
+    AttentionBlock four;  // 8 blocks of keys (the last of 26) in four groups of two rounds
+    four.heads = 1, four.seq = 250, four.headDim = 32;
+    four.seed = 81;
+    expectCoopmatAttention(four, "attention_cm_dv32_emu", "250 tokens x 32", 4);
+    AttentionBlock windows = shiftedSwinWindows();  // 144-token windows: 5 blocks in two groups
+    windows.batch = 1, windows.windows = 2, windows.heads = 2, windows.seq = 144;
+    windows.seed = 83;
+    expectCoopmatAttention(windows, "attention_cm_dv32_emu", "2 windows of 144, bias and shifted mask", 2);
+    AttentionBlock cross;  // 10 blocks in four groups of three rounds: two blocks past the keys
+    cross.heads = 2, cross.seq = 8, cross.kvSeq = 300, cross.headDim = 16;
+    cross.seed = 85;
+    expectCoopmatAttention(cross, "attention_cm_dv16_emu", "8 queries over 300 keys x 16", 4);
 }
 
 TEST(AttentionCoopmatOp, SwinWindowsBiasAndShiftedMask) {

@@ -478,12 +478,16 @@ TEST(GemmSelection, ParallelBranchesAreNotSplit) {
 std::string describe(const AttentionChoice& c) {
     if (!c.coopmat) return "portable";
     return "coopmat " + std::to_string(c.warps) + " warps, d " + std::to_string(c.paddedD) + ", dv " +
-           std::to_string(16 * c.outChunks);
+           std::to_string(16 * c.outChunks) + (c.keySplit > 1 ? ", keys in " + std::to_string(c.keySplit) : "");
 }
 
 AttentionLayout attention(int64_t S, int64_t L, int64_t D, int64_t DV) {
     AttentionLayout l;
     l.S = S, l.L = L, l.D = D, l.DV = DV;
+    return l;
+}
+AttentionLayout batched(AttentionLayout l, int64_t batches) {
+    l.batchDims = {1, 1, batches};
     return l;
 }
 
@@ -495,7 +499,21 @@ TEST(AttentionSelection, PerDeviceTable) {
         std::array<const char*, 4> expected;
     };
     static const std::vector<Row> rows = {
+        // 13 query warps over 7 blocks of keys: split between as many groups of one warp as fit,
+        // each taking at least two blocks (three in 48 KiB, two in 32).
         {"ViT-B/16 197 tokens x 64", attention(197, 197, 64, 64),
+         {"coopmat 1 warps, d 64, dv 64, keys in 3", "coopmat 1 warps, d 64, dv 64, keys in 2", "portable",
+          "portable"}},
+        // 12 heads of 8 images: enough query warps (1248) to fill the GPU without a split.
+        {"ViT-B/16 batch 8", batched(attention(197, 197, 64, 64), 96),
+         {"coopmat 2 warps, d 64, dv 64", "coopmat 2 warps, d 64, dv 64", "portable", "portable"}},
+        {"1024 tokens x 32: four groups", attention(1024, 1024, 32, 32),
+         {"coopmat 1 warps, d 32, dv 32, keys in 4", "coopmat 1 warps, d 32, dv 32, keys in 4", "portable",
+          "portable"}},
+        {"1024 tokens x 128: two groups fit 48 KiB, none 32", attention(1024, 1024, 128, 128),
+         {"coopmat 1 warps, d 128, dv 128, keys in 2", "coopmat 2 warps, d 128, dv 128", "portable", "portable"}},
+        // Three blocks of keys: too short a chain to split.
+        {"96 keys", attention(96, 96, 64, 64),
          {"coopmat 2 warps, d 64, dv 64", "coopmat 2 warps, d 64, dv 64", "portable", "portable"}},
         {"Swin-T window 49 x 32", attention(49, 49, 32, 32),
          {"coopmat 2 warps, d 32, dv 32", "coopmat 2 warps, d 32, dv 32", "portable", "portable"}},
@@ -536,7 +554,7 @@ TEST(AttentionSelection, PerDeviceTable) {
     // wherever Portable is asked for.
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
-              "coopmat 2 warps, d 64, dv 64");
+              "coopmat 1 warps, d 64, dv 64, keys in 3");
     EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
               "coopmat 2 warps, d 16, dv 16");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 8, 8), DataType::Float16, byDefault)), "portable");
@@ -551,8 +569,14 @@ TEST(AttentionSelection, PerDeviceTable) {
     // (the choice takes as many as fit, up to the query rows' need).
     const AttentionChoice c = selectAttention(attention(70, 70, 128, 128), DataType::Float16,
                                               resolveKernelTarget(lavapipe(), emulate));
-    EXPECT_LE(coopmatAttentionSharedBytes(c.warps, c.paddedD, c.outChunks), 32u * 1024);
-    EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, c.paddedD, c.outChunks), 32u * 1024);
+    EXPECT_LE(coopmatAttentionSharedBytes(c.warps, 1, c.paddedD, c.outChunks), 32u * 1024);
+    EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, 1, c.paddedD, c.outChunks), 32u * 1024);
+    // The same for the key groups: as many as fit, up to the blocks' need.
+    const AttentionChoice split = selectAttention(attention(1024, 1024, 64, 64), DataType::Float16,
+                                                  resolveKernelTarget(lavapipe(), emulate));
+    ASSERT_GT(split.keySplit, 1u);
+    EXPECT_LE(coopmatAttentionSharedBytes(1, split.keySplit, split.paddedD, split.outChunks), 32u * 1024);
+    EXPECT_GT(coopmatAttentionSharedBytes(1, split.keySplit + 1, split.paddedD, split.outChunks), 32u * 1024);
 }
 
 TEST(AttentionSelection, WordLoadsNeedContiguousAlignedRows) {
