@@ -67,7 +67,7 @@ const uint KW = KB * DP / 8u, VW = KB * DVP / 8u;  // words of a block
 // past KW / NTG and VW / NTG are folded away once the specialization constants are known.
 #define KW_MAX (KEY_BLOCK * 128u / 8u / 32u)
 #define VW_MAX (KEY_BLOCK * 16u * DVCH / 8u / 32u)
-shared float Cs[WARPS * CM_CS_WARP];
+shared float Cs[NW * CM_CS_WARP];
 shared float partner[NT];
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
