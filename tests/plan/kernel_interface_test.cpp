@@ -3,7 +3,9 @@
 // bytes, specialization constant ids), and every dispatch that planning emits, over the ONNX
 // node tests, the bundled models, the shared models where present and convolutions chosen to
 // reach every kernel family, on described devices, against its kernel's module (push bytes,
-// bindings, the specialization constants it sets).
+// bindings, the specialization constants it sets, the shared memory its declarations take with
+// them against the device's), and the shared memory the attention selection computes against
+// what its kernel declares.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,12 +16,16 @@
 
 #include "core/error.h"
 #include "core/kernel_table.h"
+#include "kernels/families/attention_cm.h"
+#include "ops/attention_select.h"
 #include "passes/specialize.h"
 #include "plan/compile.h"
 #include "runtime/model_data.h"
 #include "support/gpu_context.h"
+#include "support/attention_models.h"
 #include "support/onnx_builder.h"
 #include "vk/spirv_interface.h"
+#include "vk/spirv_shared_memory.h"
 #include "vkinfer/compare.h"
 
 namespace vkinfer {
@@ -128,6 +134,16 @@ void checkPlan(const Model& model, const InputShapes& shapes, const std::vector<
                         }
                     }
                 }
+                // The shared memory its declarations take with the constants it sets fits the
+                // device (vk::PipelineCache passes the local size as ids 0-2, then d.spec).
+                std::vector<uint32_t> values(d.localSize.begin(), d.localSize.end());
+                values.insert(values.end(), d.spec.begin(), d.spec.end());
+                const kernels::KernelBlob& blob = kernels::blob(d.kernel);
+                const vk::SharedMemoryBytes shared = vk::spirvSharedMemoryBytes(blob.code, blob.words, values);
+                if (shared.bytes)
+                    EXPECT_LE(*shared.bytes, t.facts.sharedMemoryBytes) << where << ": shared memory";
+                else
+                    ADD_FAILURE() << where << ": shared memory not read: " << shared.error;
                 ++checked->dispatches;
                 checked->kernels.insert(kernel);
             }
@@ -209,10 +225,30 @@ void checkProducts(Checked* checked) {
     }
 }
 
+// Fused attention: ViT's tokens (the keys split between warp groups on the described GPUs) and
+// Swin's windows with a bias and a mask.
+void checkAttention(Checked* checked) {
+    testing::AttentionBlock vit;
+    vit.heads = 2;
+    testing::AttentionBlock windows;
+    windows.batch = 2, windows.windows = 4, windows.heads = 3, windows.seq = 49, windows.headDim = 32;
+    windows.scale = testing::AttentionBlock::Scale::Q;
+    windows.bias = windows.mask = true;
+    for (const auto& [a, what] : {std::pair{vit, "attention 197x2x64"}, std::pair{windows, "window attention"}}) {
+        std::vector<NamedTensor> inputs;
+        auto model = testing::attentionModel(a, &inputs).build();
+        ASSERT_TRUE(model.ok()) << model.status().toString();
+        InputShapes shapes;
+        for (const auto& in : inputs) shapes.push_back({in.name, in.tensor.shape()});
+        checkPlan(*model, shapes, {}, what, checked);
+    }
+}
+
 TEST(KernelInterface, EveryPlannedDispatchMatchesItsKernel) {
     Checked checked;
     checkConvolutions(&checked);
     checkProducts(&checked);
+    checkAttention(&checked);
     for (const char* bundled : {"espcn_x2", "upscaler_x2"})
         checkFolder(fs::path(VKINFER_SOURCE_DIR) / "data" / bundled, &checked);
     const std::string shared = testing::modelsDir();
@@ -228,11 +264,38 @@ TEST(KernelInterface, EveryPlannedDispatchMatchesItsKernel) {
     RecordProperty("kernels", static_cast<int>(checked.kernels.size()));
     // Every conv family, tensor cores included, was reached.
     for (const char* prefix : {"conv2d_t", "conv2d_depthwise", "conv2d_small", "conv2d_rt", "conv2d_rtd", "conv2d_cm",
-                               "conv2d_cmd", "conv_splitk_reduce", "gemm_t", "gemm_cm", "copy_strided", "cast_"}) {
+                               "conv2d_cmd", "conv_splitk_reduce", "gemm_t", "gemm_cm", "copy_strided", "cast_",
+                               "attention_cm"}) {
         bool found = false;
         for (const auto& k : checked.kernels) found |= k.rfind(prefix, 0) == 0;
         EXPECT_TRUE(found) << "no planned dispatch of " << prefix << "*";
     }
+}
+
+// ops::coopmatAttentionSharedBytes, by which the selection fits warps and key groups into the
+// device, is what attention_cm.comp declares for those constants: a declaration smaller than
+// the sum (a staging array sized for one key group) lets warps write past it, which lavapipe
+// forgave and the H100 did not (docs/BENCHMARKS.md, run 64).
+TEST(KernelInterface, AttentionSharedMemoryIsWhatItsKernelDeclares) {
+    namespace k = kernels::attention_cm;
+    size_t checked = 0;
+    for (uint32_t chunks : {1u, 2u, 4u, 8u})
+        for (uint32_t paddedD : {16u, 64u, 128u})
+            for (uint32_t warps : {1u, 2u})
+                for (uint32_t split = 1; split <= static_cast<uint32_t>(k::KSPLIT_MAX); ++split)
+                    for (k::Mode mode : {k::Mode::nv, k::Mode::emu}) {
+                        const k::Dv dv = chunks == 1 ? k::Dv::dv16 : chunks == 2 ? k::Dv::dv32 : chunks == 4 ? k::Dv::dv64 : k::Dv::dv128;
+                        std::vector<uint32_t> values(k::kKsplit + 1, 0);
+                        values[0] = 32 * warps * split, values[1] = values[2] = 1;
+                        values[k::kWarps] = warps, values[k::kDp] = paddedD, values[k::kKsplit] = split;
+                        const kernels::KernelBlob& blob = kernels::blob(k::variant(dv, mode));
+                        const vk::SharedMemoryBytes shared = vk::spirvSharedMemoryBytes(blob.code, blob.words, values);
+                        ASSERT_TRUE(shared.bytes) << blob.name << ": " << shared.error;
+                        EXPECT_EQ(*shared.bytes, ops::coopmatAttentionSharedBytes(warps, split, paddedD, chunks))
+                            << blob.name << ", " << warps << " warps, " << split << " key groups, d " << paddedD;
+                        ++checked;
+                    }
+    EXPECT_EQ(checked, 4u * 3 * 2 * static_cast<uint32_t>(k::KSPLIT_MAX) * 2);
 }
 
 }  // namespace
