@@ -1,9 +1,9 @@
 #pragma once
 // The workgroup (shared) memory a compute kernel's SPIR-V declares, with its specialization
 // constants applied: the sizes a kernel selection computes by hand from a shader's
-// declarations (ops/attention_select.h, ops/gemm/select.h) are checked against it, and a
-// pipeline whose declarations exceed the device's maxComputeSharedMemorySize is refused by name
-// before the driver is handed it.
+// declarations (ops/attention_select.h) are checked against it, and every dispatch that planning
+// emits for a described device against the device's maxComputeSharedMemorySize
+// (tests/plan/kernel_interface_test.cpp). Pure C++, no device.
 
 #include <cstdint>
 #include <optional>
