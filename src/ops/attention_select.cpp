@@ -45,7 +45,7 @@ AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const K
     // Long key chains over few query warps: one warp in each of several key groups instead.
     const int64_t keyBlocks = (l.L + kernels::attention_cm::KEY_BLOCK - 1) / kernels::attention_cm::KEY_BLOCK;
     const int64_t queryWarps = (l.S + 15) / 16 * l.batches();
-    if (keyBlocks >= kAttentionKeySplitMinBlocks && queryWarps < kAttentionKeySplitBelowQueryWarps) {
+    if (t.attentionKeySplit && keyBlocks >= kAttentionKeySplitMinBlocks && queryWarps < kAttentionKeySplitBelowQueryWarps) {
         uint32_t split = static_cast<uint32_t>(std::min<int64_t>(kernels::attention_cm::KSPLIT_MAX, keyBlocks / 2));
         while (split > 1 && coopmatAttentionSharedBytes(1, split, paddedD, chunks) > t.facts.sharedMemoryBytes) --split;
         if (split > 1) warps = 1, c.keySplit = split;

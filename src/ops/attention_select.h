@@ -32,7 +32,8 @@ struct AttentionChoice {
 // The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.
 constexpr int64_t kCoopmatAttentionMinHead = 16;
 
-// The keys are split between groups of warps (AttentionChoice::keySplit) where there are at
+// With KernelPolicy::attentionKeySplit, the keys are split between groups of warps
+// (AttentionChoice::keySplit) where there are at
 // least kAttentionKeySplitMinBlocks blocks of keys (attention_cm::KEY_BLOCK each) and fewer
 // than kAttentionKeySplitBelowQueryWarps warps' worth of query rows (16 each) over all batches:
 // too few warps to fill a large GPU, each with a long chain of key blocks (ViT-B/16 at batch 1:
@@ -45,8 +46,8 @@ constexpr int64_t kAttentionKeySplitBelowQueryWarps = 512;
 // allows them (KernelPolicy::attentionKernel: Coopmat, or Auto with heads of at least
 // kCoopmatAttentionMinHead) and the head dimensions (at most 128) fit its shared memory with
 // one warp at least: up to two warps, fewer where the query rows need fewer or the memory
-// takes fewer; or one warp in each of up to four key groups, where the keys are split
-// (kAttentionKeySplitMinBlocks) and as many groups fit.
+// takes fewer; or, with KernelPolicy::attentionKeySplit, one warp in each of up to four key
+// groups where the keys are split (kAttentionKeySplitMinBlocks) and as many groups fit.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
 
 // The shared memory attention_cm.comp declares for these constants, in bytes.

@@ -13,6 +13,7 @@ KernelTarget resolveKernelTarget(const DeviceFacts& facts, const KernelPolicy& p
     t.smallGridAlways = t.smallGrid && policy.smallGridConv == SmallGridConv::FewTiles;
     t.directConv = policy.directConv;
     t.attentionKernel = t.cooperativeMatrix ? policy.attentionKernel : AttentionKernel::Portable;
+    t.attentionKeySplit = policy.attentionKeySplit;
     return t;
 }
 

@@ -26,6 +26,8 @@ struct KernelTarget {
     // Which kernel fused float16 attention may take: Portable where the cooperative matrices
     // are not there, else the policy's.
     AttentionKernel attentionKernel = AttentionKernel::Portable;
+    // The tensor-core attention may split long key chains between warp groups (KernelPolicy).
+    bool attentionKeySplit = false;
 
     // The tensor-core variant suffix: "_emu" (emulated in plain GLSL) or "_nv".
     const char* coopmatSuffix() const { return emulateCooperativeMatrix ? "_emu" : "_nv"; }

@@ -137,8 +137,8 @@ TEST(AttentionFusionOp, HeadDimension128) {
 // lavapipe runs it (no device here has cooperative matrices but the GPU machine): fp16
 // against the CPU, in both sync modes, on the variant the plan names (so the comparison is
 // not of the portable kernel). 32 KiB of shared memory, as lavapipe has. keyGroups: the key
-// groups of one warp each the plan must take (ops/attention_select.h; 0: two warps or one, no
-// split).
+// groups of one warp each the plan must take with KernelPolicy::attentionKeySplit
+// (ops/attention_select.h); 0: that policy off, two warps or one.
 void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, const std::string& what,
                             uint32_t keyGroups = 0) {
     SCOPED_TRACE(what);
@@ -148,6 +148,7 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
     dev.facts.sharedMemoryBytes = 32 * 1024;
     dev.kernels.emulateCooperativeMatrix = true;
     dev.kernels.attentionKernel = AttentionKernel::Coopmat;  // also the heads Auto leaves on the portable kernel
+    dev.kernels.attentionKeySplit = keyGroups > 0;
     InputShapes shapes;
     for (const auto& t : in) shapes.emplace_back(t.name, t.tensor.shape());
     const nlohmann::json plan = planReport(b, shapes, dev, Precision::Float16);
@@ -164,16 +165,15 @@ void expectCoopmatAttention(const AttentionBlock& a, const std::string& kernel, 
     o.precision = Precision::Float16;
     o.kernels.emulateCooperativeMatrix = true;
     o.kernels.attentionKernel = AttentionKernel::Coopmat;
+    o.kernels.attentionKeySplit = keyGroups > 0;
     expectGpuMatchesCpuWith(b, in, what + " on " + kernel, kFp16, o);
 }
 
 TEST(AttentionCoopmatOp, VitTokens) {
     VKINFER_REQUIRE_GPU();
-    // 197 tokens: 13 row blocks of 16, 7 key blocks of 32 (the last of 5) split between two
-    // groups of four rounds: the second group's last block lies past the keys (all masked).
-    AttentionBlock a;
+    AttentionBlock a;  // 197 tokens: 7 row blocks of 32, 7 key blocks of 32 (the last of 5)
     a.heads = 2;
-    expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64", 2);
+    expectCoopmatAttention(a, "attention_cm_dv64_emu", "ViT 197x2x64");
 }
 
 // Long key sequences over few query rows: the keys split between groups of warps that combine
@@ -181,6 +181,11 @@ TEST(AttentionCoopmatOp, VitTokens) {
 // evenly or not, a partial last block, masks and biases, and cross-attention with few queries.
 TEST(AttentionCoopmatOp, KeysSplitBetweenWarpGroups) {
     VKINFER_REQUIRE_GPU();
+    // ViT's 197 tokens: 7 key blocks split between two groups of four rounds: the second
+    // group's last block lies past the keys (all masked).
+    AttentionBlock vit;
+    vit.heads = 2;
+    expectCoopmatAttention(vit, "attention_cm_dv64_emu", "ViT 197x2x64", 2);
     AttentionBlock four;  // 8 blocks of keys (the last of 26) in four groups of two rounds
     four.heads = 1, four.seq = 250, four.headDim = 32;
     four.seed = 81;

@@ -533,9 +533,11 @@ TEST(AttentionSelection, PerDeviceTable) {
         {"heads of 160 (over the kernels' 128)", attention(64, 64, 160, 160),
          {"portable", "portable", "portable", "portable"}},
     };
-    // The tensor-core kernel asked for (VKINFER_ATTENTION=coopmat): wherever it fits.
+    // The tensor-core kernel asked for (VKINFER_ATTENTION=coopmat): wherever it fits; the keys
+    // split between warp groups where they may be (VKINFER_ATTENTION_SPLIT=on).
     KernelPolicy coopmat;
     coopmat.attentionKernel = AttentionKernel::Coopmat;
+    coopmat.attentionKeySplit = true;
     KernelPolicy emulate = coopmat;
     emulate.emulateCooperativeMatrix = true;
     for (const Row& r : rows) {
@@ -551,9 +553,13 @@ TEST(AttentionSelection, PerDeviceTable) {
     }
     // The default (Auto): the tensor cores for heads of 16 and more (measured faster with
     // heads of 32), the portable kernel for narrower ones (heads of 8 measured slower) and
-    // wherever Portable is asked for.
+    // wherever Portable is asked for; no key split unless asked for.
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
+              "coopmat 2 warps, d 64, dv 64");
+    KernelPolicy split;
+    split.attentionKeySplit = true;
+    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, resolveKernelTarget(h200(), split))),
               "coopmat 1 warps, d 64, dv 64, keys in 3");
     EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
               "coopmat 2 warps, d 16, dv 16");
@@ -572,11 +578,11 @@ TEST(AttentionSelection, PerDeviceTable) {
     EXPECT_LE(coopmatAttentionSharedBytes(c.warps, 1, c.paddedD, c.outChunks), 32u * 1024);
     EXPECT_GT(coopmatAttentionSharedBytes(c.warps + 1, 1, c.paddedD, c.outChunks), 32u * 1024);
     // The same for the key groups: as many as fit, up to the blocks' need.
-    const AttentionChoice split = selectAttention(attention(1024, 1024, 64, 64), DataType::Float16,
-                                                  resolveKernelTarget(lavapipe(), emulate));
-    ASSERT_GT(split.keySplit, 1u);
-    EXPECT_LE(coopmatAttentionSharedBytes(1, split.keySplit, split.paddedD, split.outChunks), 32u * 1024);
-    EXPECT_GT(coopmatAttentionSharedBytes(1, split.keySplit + 1, split.paddedD, split.outChunks), 32u * 1024);
+    const AttentionChoice groups = selectAttention(attention(1024, 1024, 64, 64), DataType::Float16,
+                                                   resolveKernelTarget(lavapipe(), emulate));
+    ASSERT_GT(groups.keySplit, 1u);
+    EXPECT_LE(coopmatAttentionSharedBytes(1, groups.keySplit, groups.paddedD, groups.outChunks), 32u * 1024);
+    EXPECT_GT(coopmatAttentionSharedBytes(1, groups.keySplit + 1, groups.paddedD, groups.outChunks), 32u * 1024);
 }
 
 TEST(AttentionSelection, WordLoadsNeedContiguousAlignedRows) {
