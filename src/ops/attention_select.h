@@ -33,9 +33,9 @@ struct AttentionChoice {
 constexpr int64_t kCoopmatAttentionMinHead = 16;
 
 // With KernelPolicy::attentionKeySplit, the keys are split between groups of warps
-// (AttentionChoice::keySplit) where there are at
-// least kAttentionKeySplitMinBlocks blocks of keys (attention_cm::KEY_BLOCK each) and fewer
-// than kAttentionKeySplitBelowQueryWarps warps' worth of query rows (16 each) over all batches:
+// (AttentionChoice::keySplit) where there are at least kAttentionKeySplitMinBlocks blocks of
+// keys (attention_cm::KEY_BLOCK each) and fewer than kAttentionKeySplitBelowQueryWarps warps'
+// worth of query rows (16 each) over all batches:
 // too few warps to fill a large GPU, each with a long chain of key blocks (ViT-B/16 at batch 1:
 // 13 x 12 query warps, 7 blocks of keys). Each group then takes at least two blocks, and there
 // are at most attention_cm::KSPLIT_MAX groups.
