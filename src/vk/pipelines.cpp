@@ -9,6 +9,7 @@
 #include "vk/check.h"
 #include "vk/coopmat_khr.h"
 #include "vk/device_features.h"
+#include "vk/spirv_shared_memory.h"
 
 namespace vkinfer::vk {
 
@@ -178,6 +179,16 @@ Pipeline PipelineCache::get(kernels::KernelId kernel, const std::vector<VkDescri
     std::vector<VkSpecializationMapEntry> entries(values.size());
     for (uint32_t i = 0; i < values.size(); ++i) entries[i] = {i, i * 4u, 4};
     VkSpecializationInfo si{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
+    // Declarations past the device's shared memory are invalid usage the driver need not
+    // report (a selection that took more than the device has, or a kernel asked for with
+    // constants no selection gives): refused here, naming the kernel and both sizes.
+    const kernels::KernelBlob& blob = kernels::blob(kernel);
+    const SharedMemoryBytes shared = spirvSharedMemoryBytes(blob.code, blob.words, values);
+    if (shared.bytes && *shared.bytes > device_.info().sharedMemoryBytes)
+        fail(ErrorCode::Internal,
+             "kernel '{}' declares {} bytes of shared memory with its specialization constants; the device "
+             "offers {} (maxComputeSharedMemorySize)",
+             kernels::kernelName(kernel), *shared.bytes, device_.info().sharedMemoryBytes);
 
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;

@@ -3,7 +3,9 @@
 // constants applied: the sizes a kernel selection computes by hand from a shader's
 // declarations (ops/attention_select.h) are checked against it, and every dispatch that planning
 // emits for a described device against the device's maxComputeSharedMemorySize
-// (tests/plan/kernel_interface_test.cpp). Pure C++, no device.
+// (tests/plan/kernel_interface_test.cpp); vk::PipelineCache refuses, by name, a pipeline whose
+// declarations exceed the device's (drivers need not report it: lavapipe creates it). Pure
+// C++, no device.
 
 #include <cstdint>
 #include <optional>
