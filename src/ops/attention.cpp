@@ -171,17 +171,6 @@ void evalAttention(const Node& n, std::span<const Tensor* const> in, std::span<T
 
 uint32_t u32Of(int64_t v) { return static_cast<uint32_t>(v); }
 
-// Keys per block: the most of 32, 16, 8 and 4 for which q's rows, both blocks and the
-// probabilities fit the device's shared memory (32 with heads up to 64 in lavapipe's 32 KiB;
-// 4 fits the 16 KiB every device has with the widest heads, 128).
-uint32_t keyBlock(const AttentionLayout& l, uint32_t sharedMemoryBytes) {
-    using namespace kernels::attention;
-    auto bytes = [&](int64_t bc) { return 4 * (BR * l.D + bc * (l.D + l.DV) + BR * bc + BR * LANES); };
-    int64_t bc = MAX_BC;
-    while (bc > LANES && bytes(bc) > sharedMemoryBytes) bc /= 2;
-    return static_cast<uint32_t>(bc);
-}
-
 // The problem's specialization constants, shared by both kernels (shaders/kernels/attention.toml;
 // attention_cm.toml takes them with spec_from).
 void setProblemSpecs(Dispatch& d, const Node& n, const AttentionLayout& l, size_t biases) {
@@ -240,7 +229,7 @@ void lowerAttention(LowerContext& ctx, const Node& n) {
         d.setSpec(kernels::attention_cm::kVWords, choice.vWords ? 1 : 0);
     } else {
         d.localSize = {static_cast<uint32_t>(BR * LANES), 1, 1};
-        d.setSpec(kBc, keyBlock(l, ctx.target().facts.sharedMemoryBytes));
+        d.setSpec(kBc, choice.portableKeyBlock);
         Push p{};
         p.rowBlocks = u32Of(rowBlocks);
         d.setPush(p);

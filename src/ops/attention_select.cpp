@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/families/attention.h"
 #include "kernels/families/attention_cm.h"
 #include "ops/word_loads.h"
 
@@ -10,6 +11,14 @@ namespace vkinfer::ops {
 namespace {
 
 uint32_t roundUp16(int64_t v) { return static_cast<uint32_t>((v + 15) / 16 * 16); }
+
+uint32_t portableKeyBlock(const AttentionLayout& l, uint32_t sharedMemoryBytes) {
+    using namespace kernels::attention;
+    auto bytes = [&](int64_t bc) { return 4 * (BR * l.D + bc * (l.D + l.DV) + BR * bc + BR * LANES); };
+    int64_t bc = MAX_BC;
+    while (bc > LANES && bytes(bc) > sharedMemoryBytes) bc /= 2;
+    return static_cast<uint32_t>(bc);
+}
 
 }  // namespace
 
@@ -26,6 +35,7 @@ uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t keySplit, uint32_t
 
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t) {
     AttentionChoice c;
+    c.portableKeyBlock = portableKeyBlock(l, t.facts.sharedMemoryBytes);
     if (type != DataType::Float16 || t.attentionKernel == AttentionKernel::Portable || l.D > 128 || l.DV > 128)
         return c;
     // Heads narrower than a 16-wide matrix tile pad to it: half or more of each product is

@@ -27,6 +27,11 @@ struct AttentionChoice {
     // With coopmat: k's / v's rows are contiguous and every row and batch starts 8-aligned, so
     // they load as whole 8-half words (and the head dimension is a multiple of 8).
     bool kWords = false, vWords = false;
+    // Without coopmat: keys per block of shaders/attention.comp, the most of 32, 16, 8 and 4
+    // for which q's rows, both blocks and the probabilities fit the device's shared memory (32
+    // with heads up to 64 in lavapipe's 32 KiB; 4 fits the 16 KiB every device has with the
+    // widest heads, 128).
+    uint32_t portableKeyBlock = 0;
 };
 
 // The narrowest head (D and DV) that AttentionKernel::Auto puts on the cooperative matrices.

@@ -585,6 +585,22 @@ TEST(AttentionSelection, PerDeviceTable) {
     EXPECT_GT(coopmatAttentionSharedBytes(1, groups.keySplit + 1, groups.paddedD, groups.outChunks), 32u * 1024);
 }
 
+// The portable kernel's key block: the most of 32, 16, 8, 4 that the device's shared memory
+// holds (4 x (16 D + block (D + DV) + 16 block + 64) bytes).
+TEST(AttentionSelection, PortableKeyBlockFitsTheDevice) {
+    DeviceFacts small;  // 16 KiB, what every device has
+    const KernelTarget tiny = resolveKernelTarget(small, {});
+    auto block = [](const AttentionLayout& l, const KernelTarget& t) {
+        return selectAttention(l, DataType::Float32, t).portableKeyBlock;
+    };
+    EXPECT_EQ(block(attention(197, 197, 64, 64), resolveKernelTarget(lavapipe(), {})), 32u);  // 22784 bytes
+    EXPECT_EQ(block(attention(197, 197, 64, 64), tiny), 16u);                                // 13568
+    EXPECT_EQ(block(attention(70, 70, 128, 128), resolveKernelTarget(lavapipe(), {})), 16u);  // 25856
+    EXPECT_EQ(block(attention(70, 70, 128, 128), tiny), 4u);   // 8: 17152, 4: 12800
+    EXPECT_EQ(block(attention(64, 64, 96, 96), tiny), 8u);     // 16: 19712, 8: 13056
+    EXPECT_EQ(block(attention(49, 49, 32, 32), tiny), 32u);    // 12544
+}
+
 TEST(AttentionSelection, WordLoadsNeedContiguousAlignedRows) {
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
     // ViT-B/16's k and v as the fused QKV projection leaves them: [197, 3, 12, 64] read per head.
