@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "vk/spirv_walk.h"
+
 namespace vkinfer::vk {
 
 namespace {
@@ -91,26 +93,21 @@ std::vector<Feature> FeatureSet::missing(const FeatureSet& needed) const {
 
 KernelNeeds spirvNeeds(const uint32_t* code, size_t words) {
     KernelNeeds needs;
-    constexpr uint32_t kMagic = 0x07230203;
-    if (!code || words < 5 || code[0] != kMagic) {
-        needs.valid = false;
-        return needs;
-    }
     // Capabilities come first after the 5-word header (SPIR-V's logical layout); stop at the
     // first other instruction.
-    for (size_t at = 5; at < words;) {
-        uint32_t count = code[at] >> 16, opcode = code[at] & 0xffff;
-        if (count == 0 || at + count > words) {
+    std::vector<uint32_t> capabilities;
+    const std::string problem = forEachSpirvInstruction(code, words, [&](const SpirvInstruction& in) {
+        if (in.op != kOpCapability) return false;
+        if (in.count < 1) {
             needs.valid = false;
-            break;
+            return false;
         }
-        if (opcode != kOpCapability) break;
-        if (count < 2) {
-            needs.valid = false;
-            break;
-        }
-        uint32_t cap = code[at + 1];
-        at += count;
+        capabilities.push_back(in.operands[0]);
+        return true;
+    });
+    if (!problem.empty()) needs.valid = false;
+    if (!needs.valid) return needs;
+    for (uint32_t cap : capabilities) {
         switch (cap) {
             case kMatrix:
             case kShader:

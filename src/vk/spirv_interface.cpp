@@ -4,6 +4,8 @@
 #include <map>
 #include <vector>
 
+#include "vk/spirv_walk.h"
+
 namespace vkinfer::vk {
 
 namespace {
@@ -25,33 +27,22 @@ struct Type {
 
 SpirvInterface spirvInterface(const uint32_t* code, size_t words) {
     SpirvInterface out;
-    if (!code || words < 5 || code[0] != 0x07230203u) {
-        out.valid = false;
-        out.problem = "not SPIR-V";
-        return out;
-    }
     std::map<uint32_t, Type> types;
     std::map<uint32_t, uint32_t> constants, arrayStride;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> memberOffset;
     std::map<uint32_t, uint32_t> bindingOf;
     std::vector<uint32_t> pushVariableTypes;
-    for (size_t at = 5; at < words;) {
-        const uint32_t count = code[at] >> 16, op = code[at] & 0xffff;
-        if (count == 0 || at + count > words) {
-            out.valid = false;
-            out.problem = "truncated instruction";
-            return out;
-        }
-        const uint32_t* w = code + at + 1;
-        const uint32_t n = count - 1;
-        switch (op) {
+    out.problem = forEachSpirvInstruction(code, words, [&](const SpirvInstruction& in) {
+        const uint32_t* w = in.operands;
+        const size_t n = in.count;
+        switch (in.op) {
             case kOpTypeInt:
             case kOpTypeFloat:
             case kOpTypeVector:
             case kOpTypeArray:
             case kOpTypeStruct:
             case kOpTypePointer:
-                if (n >= 1) types[w[0]] = {op, std::vector<uint32_t>(w + 1, w + n)};
+                if (n >= 1) types[w[0]] = {in.op, std::vector<uint32_t>(w + 1, w + n)};
                 break;
             case kOpConstant:
                 if (n >= 3) constants[w[1]] = w[2];
@@ -69,7 +60,11 @@ SpirvInterface spirvInterface(const uint32_t* code, size_t words) {
                 break;
             default: break;
         }
-        at += count;
+        return true;
+    });
+    if (!out.problem.empty()) {
+        out.valid = false;
+        return out;
     }
     for (const auto& [var, binding] : bindingOf) out.bindings.insert(binding);
 

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vk/spirv_walk.h"
+
 namespace vkinfer::vk {
 
 namespace {
@@ -79,22 +81,18 @@ public:
     Reader(const uint32_t* code, size_t words, std::span<const uint32_t> spec) : code_(code), words_(words), spec_(spec) {}
 
     SharedMemoryBytes run() {
-        constexpr uint32_t kMagic = 0x07230203;
-        if (!code_ || words_ < 5 || code_[0] != kMagic) return {std::nullopt, "not a SPIR-V module"};
         // Decorations precede the types and constants (the logical layout), so every SpecId is
         // known when its constant is read; function bodies declare no Workgroup variables.
         // Constants are evaluated as they come (an operand is defined before its use); types are
         // sized only for the Workgroup variables, at the end, so that what this reader does not
         // evaluate (buffer blocks with runtime arrays, float arithmetic) matters only there.
         std::vector<uint32_t> shared;  // the pointee types of Workgroup variables
-        for (size_t at = 5; at < words_;) {
-            const uint32_t count = code_[at] >> 16, op = code_[at] & 0xffff;
-            if (count == 0 || at + count > words_)
-                return {std::nullopt, fmt::format("truncated instruction at word {}", at)};
-            const uint32_t* w = code_ + at + 1;
-            const size_t n = count - 1;
-            at += count;
-            if (op == kOpFunction) break;
+        std::string problem;
+        std::string walked = forEachSpirvInstruction(code_, words_, [&](const SpirvInstruction& in) {
+            const uint32_t* w = in.operands;
+            const size_t n = in.count;
+            const uint32_t op = in.op;
+            if (op == kOpFunction) return false;
             switch (op) {
                 case kOpDecorate:
                     if (n >= 3 && w[1] == kDecorationSpecId) specId_[w[0]] = w[2];
@@ -142,13 +140,19 @@ public:
                 case kOpVariable:
                     if (n >= 3 && w[2] == kStorageWorkgroup) {
                         auto p = pointee_.find(w[0]);
-                        if (p == pointee_.end()) return {std::nullopt, fmt::format("variable %{} has no pointer type", w[1])};
+                        if (p == pointee_.end()) {
+                            problem = fmt::format("variable %{} has no pointer type", w[1]);
+                            return false;
+                        }
                         shared.push_back(p->second);
                     }
                     break;
                 default: break;
             }
-        }
+            return true;
+        });
+        if (!walked.empty()) return {std::nullopt, walked};
+        if (!problem.empty()) return {std::nullopt, problem};
         uint64_t total = 0;
         for (uint32_t type : shared) {
             const auto bytes = typeBytes(type, 0);
