@@ -199,9 +199,7 @@ void setProblemSpecs(Dispatch& d, const Node& n, const AttentionLayout& l, size_
 
 kernels::KernelId coopmatKernel(const AttentionChoice& c, const KernelTarget& t) {
     namespace k = kernels::attention_cm;
-    const k::Dv dv = c.outChunks == 1 ? k::Dv::dv16 : c.outChunks == 2 ? k::Dv::dv32 : c.outChunks == 4 ? k::Dv::dv64
-                                                                                                       : k::Dv::dv128;
-    return k::variant(dv, t.emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
+    return k::variant(coopmatAttentionDv(c.outChunks), t.emulateCooperativeMatrix ? k::Mode::emu : k::Mode::nv);
 }
 
 void lowerAttention(LowerContext& ctx, const Node& n) {

@@ -22,6 +22,11 @@ uint32_t portableKeyBlock(const AttentionLayout& l, uint32_t sharedMemoryBytes) 
 
 }  // namespace
 
+kernels::attention_cm::Dv coopmatAttentionDv(uint32_t outChunks) {
+    namespace k = kernels::attention_cm;
+    return outChunks == 1 ? k::Dv::dv16 : outChunks == 2 ? k::Dv::dv32 : outChunks == 4 ? k::Dv::dv64 : k::Dv::dv128;
+}
+
 uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t keySplit, uint32_t paddedD, uint32_t outChunks) {
     // attention_cm.comp: As (q rows, each warp's probabilities) and Bs (k, v: a block's keys per
     // key group) in halves with rows 8 halves longer than their data; Cs (a 16 x 20 float

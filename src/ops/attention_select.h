@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/families/attention_cm.h"
 #include "ops/attention.h"
 #include "ops/kernel_target.h"
 #include "vkinfer/tensor.h"
@@ -54,6 +55,10 @@ constexpr int64_t kAttentionKeySplitBelowQueryWarps = 512;
 // takes fewer; or, with KernelPolicy::attentionKeySplit, one warp in each of up to four key
 // groups where the keys are split (kAttentionKeySplitMinBlocks) and as many groups fit.
 AttentionChoice selectAttention(const AttentionLayout& l, DataType type, const KernelTarget& t);
+
+// The attention_cm variant whose output rows are outChunks 16-column chunks
+// (AttentionChoice::outChunks: 1, 2, 4 or 8).
+kernels::attention_cm::Dv coopmatAttentionDv(uint32_t outChunks);
 
 // The shared memory attention_cm.comp declares for these constants, in bytes.
 uint64_t coopmatAttentionSharedBytes(uint32_t warps, uint32_t keySplit, uint32_t paddedD, uint32_t outChunks);

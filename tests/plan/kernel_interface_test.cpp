@@ -286,11 +286,10 @@ TEST(KernelInterface, AttentionSharedMemoryIsWhatItsKernelDeclares) {
             for (uint32_t warps : {1u, 2u})
                 for (uint32_t split = 1; split <= static_cast<uint32_t>(k::KSPLIT_MAX); ++split)
                     for (k::Mode mode : {k::Mode::nv, k::Mode::emu}) {
-                        const k::Dv dv = chunks == 1 ? k::Dv::dv16 : chunks == 2 ? k::Dv::dv32 : chunks == 4 ? k::Dv::dv64 : k::Dv::dv128;
                         std::vector<uint32_t> values(k::kKsplit + 1, 0);
                         values[0] = 32 * warps * split, values[1] = values[2] = 1;
                         values[k::kWarps] = warps, values[k::kDp] = paddedD, values[k::kKsplit] = split;
-                        const kernels::KernelBlob& blob = kernels::blob(k::variant(dv, mode));
+                        const kernels::KernelBlob& blob = kernels::blob(k::variant(ops::coopmatAttentionDv(chunks), mode));
                         const vk::SharedMemoryBytes shared = vk::spirvSharedMemoryBytes(blob.code, blob.words, values);
                         ASSERT_TRUE(shared.bytes) << blob.name << ": " << shared.error;
                         EXPECT_EQ(*shared.bytes, ops::coopmatAttentionSharedBytes(warps, split, paddedD, chunks))
