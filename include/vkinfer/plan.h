@@ -118,11 +118,11 @@ struct KernelPolicy {
     // The tensor-core attention over many keys and few query rows (at least four blocks of 32
     // keys, fewer than 512 warps of 16 query rows over all heads: ViT-B/16 at batch 1) splits
     // the keys between up to four groups of warps on the same rows, which combine their
-    // softmax sums at the end (ops/attention_select.h): more warps, each with a shorter chain.
-    // Off by default: its first GPU run found a shared-memory overrun (since corrected and
-    // tested) and its speed is not yet measured with the correction (docs/BENCHMARKS.md, run
-    // 64). VKINFER_ATTENTION_SPLIT=on sets true.
-    bool attentionKeySplit = false;
+    // softmax sums at the end (ops/attention_select.h): more warps, each with a shorter chain
+    // (ViT-B/16 fp16 on an H100: 0.970 of the time without, docs/BENCHMARKS.md run 65).
+    // false: one group of warps walks all the keys, to compare them.
+    // VKINFER_ATTENTION_SPLIT=off sets false.
+    bool attentionKeySplit = true;
     // A Cast between float32 and float16 next to a Pad, DepthToSpace, SpaceToDepth or
     // Transpose (Precision::Float16's casts of the graph's inputs and outputs, mostly) is done
     // by that copy as it moves the elements, with the same rounding (passes/cast_folding.h):

@@ -49,7 +49,7 @@ KernelPolicy applyToKernelPolicy(KernelPolicy policy) {
     if (choice("VKINFER_FUSE_POINTWISE", {"on", "off"}) == 1) policy.fusePointwise = false;
     if (choice("VKINFER_FOLD_CASTS", {"on", "off"}) == 1) policy.foldCasts = false;
     if (choice("VKINFER_FUSE_ATTENTION", {"on", "off"}) == 1) policy.fuseAttention = false;
-    if (choice("VKINFER_ATTENTION_SPLIT", {"off", "on"}) == 1) policy.attentionKeySplit = true;
+    if (choice("VKINFER_ATTENTION_SPLIT", {"on", "off"}) == 1) policy.attentionKeySplit = false;
     const int attention = choice("VKINFER_ATTENTION", {"auto", "portable", "coopmat"});
     if (attention > 0 && policy.attentionKernel == AttentionKernel::Auto)
         policy.attentionKernel = attention == 1 ? AttentionKernel::Portable : AttentionKernel::Coopmat;

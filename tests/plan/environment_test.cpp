@@ -87,20 +87,22 @@ TEST(Environment, AttentionKernelChosenByName) {
               "invalid argument: VKINFER_ATTENTION must be auto, portable or coopmat (got 'tensor')");
 }
 
-// VKINFER_ATTENTION_SPLIT=on turns the key split on (it is off by default); off leaves what the
+// VKINFER_ATTENTION_SPLIT=off turns the key split off (it is on by default); on leaves what the
 // caller set; anything else is refused naming the variable.
-TEST(Environment, AttentionKeySplitTurnedOnByName) {
-    EXPECT_FALSE(env::applyToKernelPolicy({}).attentionKeySplit);
-    ScopedVariable on("VKINFER_ATTENTION_SPLIT", "on");
+TEST(Environment, AttentionKeySplitTurnedOffByName) {
     EXPECT_TRUE(env::applyToKernelPolicy({}).attentionKeySplit);
+    KernelPolicy set;
+    set.attentionKeySplit = false;
+    {
+        ScopedVariable on("VKINFER_ATTENTION_SPLIT", "on");
+        EXPECT_TRUE(env::applyToKernelPolicy({}).attentionKeySplit);
+        EXPECT_FALSE(env::applyToKernelPolicy(set).attentionKeySplit) << "the caller's choice stays";
+    }
     ScopedVariable off("VKINFER_ATTENTION_SPLIT", "off");
     EXPECT_FALSE(env::applyToKernelPolicy({}).attentionKeySplit);
-    KernelPolicy set;
-    set.attentionKeySplit = true;
-    EXPECT_TRUE(env::applyToKernelPolicy(set).attentionKeySplit) << "the caller's choice stays";
     ScopedVariable bad("VKINFER_ATTENTION_SPLIT", "yes");
     EXPECT_EQ(errorOf([] { env::applyToKernelPolicy({}); }),
-              "invalid argument: VKINFER_ATTENTION_SPLIT must be off or on (got 'yes')");
+              "invalid argument: VKINFER_ATTENTION_SPLIT must be on or off (got 'yes')");
 }
 
 TEST(Environment, DeconvGatherTurnsTheSubPixelRewriteOff) {

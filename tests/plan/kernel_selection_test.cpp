@@ -553,14 +553,14 @@ TEST(AttentionSelection, PerDeviceTable) {
     }
     // The default (Auto): the tensor cores for heads of 16 and more (measured faster with
     // heads of 32), the portable kernel for narrower ones (heads of 8 measured slower) and
-    // wherever Portable is asked for; no key split unless asked for.
+    // wherever Portable is asked for; the keys split where they may be unless that is turned off.
     const KernelTarget byDefault = resolveKernelTarget(h200(), {});
     EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, byDefault)),
-              "coopmat 2 warps, d 64, dv 64");
-    KernelPolicy split;
-    split.attentionKeySplit = true;
-    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, resolveKernelTarget(h200(), split))),
               "coopmat 1 warps, d 64, dv 64, keys in 3");
+    KernelPolicy whole;
+    whole.attentionKeySplit = false;
+    EXPECT_EQ(describe(selectAttention(attention(197, 197, 64, 64), DataType::Float16, resolveKernelTarget(h200(), whole))),
+              "coopmat 2 warps, d 64, dv 64");
     EXPECT_EQ(describe(selectAttention(attention(49, 49, 16, 16), DataType::Float16, byDefault)),
               "coopmat 2 warps, d 16, dv 16");
     EXPECT_EQ(describe(selectAttention(attention(64, 64, 8, 8), DataType::Float16, byDefault)), "portable");
