@@ -12,10 +12,10 @@
 namespace vkinfer::vk {
 
 struct SpirvInstruction {
-    uint32_t op = 0;                   // the opcode (low half of the first word)
+    uint32_t op = 0;                     // the opcode (low half of the first word)
     const uint32_t* operands = nullptr;  // the words after the first
-    size_t count = 0;                  // how many operands
-    size_t at = 0;                     // the first word's index in the module
+    size_t count = 0;                    // how many operands
+    size_t at = 0;                       // the first word's index in the module
 };
 
 // Calls visit(const SpirvInstruction&) for each instruction after the 5-word header, in
