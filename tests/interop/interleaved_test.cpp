@@ -548,7 +548,9 @@ TEST_F(Interleaved, InputWithADefaultTakesItUnlessStaged) {
     ASSERT_TRUE(s.ok()) << s.status().toString();
     auto record = [&](bool stageW) -> std::vector<float> {
         EXPECT_TRUE(s->stageInput(0, {"x", floatTensor({1, 4}, {10, 20, 30, 40})}).ok());
-        if (stageW) EXPECT_TRUE(s->stageInput(0, {"w", floatTensor({4}, {-1, 0, 0.5f, 2})}).ok());
+        if (stageW) {
+            EXPECT_TRUE(s->stageInput(0, {"w", floatTensor({4}, {-1, 0, 0.5f, 2})}).ok());
+        }
         VkCommandBuffer cmd = vk().begin();
         Status st = recordInference(*s, cmd, RecordIO{});
         EXPECT_TRUE(st.ok()) << st.toString();

@@ -413,7 +413,9 @@ TEST_P(SharedImagePath, RendererImageInSessionImageOut) {
     const ImageState readable{VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0};
     std::vector<uint8_t> inputBytes = renderer.readImage(hostvk::imageOf(*inR), readable);
     if (param.route != Route::OptimalCopiedToLinear) drawnBytes = inputBytes;
-    if (uploadIntoLinear) EXPECT_EQ(inputBytes, uploaded) << "the linear image holds what the renderer uploaded";
+    if (uploadIntoLinear) {
+        EXPECT_EQ(inputBytes, uploaded) << "the linear image holds what the renderer uploaded";
+    }
     EXPECT_EQ(inputBytes, drawnBytes) << "the copy into the linear image is exact";
     std::vector<uint8_t> outputBytes = renderer.readImage(
         hostvk::imageOf(*outR), {VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0});
