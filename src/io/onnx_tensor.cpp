@@ -45,7 +45,7 @@ uint64_t checkedByteSize(const std::vector<int64_t>& dims, DataType type, const 
 void normalizeBools(Tensor& t) {
     if (t.dtype() != DataType::Bool) return;
     uint8_t* b = reinterpret_cast<uint8_t*>(t.data());
-    for (int64_t i = 0; i < t.byteSize(); ++i) b[i] = b[i] != 0;
+    for (size_t i = 0; i < t.byteSize(); ++i) b[i] = b[i] != 0;
 }
 
 namespace {

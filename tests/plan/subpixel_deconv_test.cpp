@@ -10,9 +10,9 @@
 namespace vkinfer::passes {
 namespace {
 
-// A ConvTranspose node of kernel k, stride s, symmetric pads p and output_padding op over an
-// h x w input of c channels to m.
-graph::Node deconv(int64_t k, int64_t s, int64_t p, int64_t op = 0, int64_t d = 1, std::vector<int64_t> strides = {}) {
+// A ConvTranspose node of stride s, symmetric pads p and output_padding op; its kernel (the
+// first argument, for the reader) comes from the weight shape planFor gives.
+graph::Node deconv(int64_t /*kernel*/, int64_t s, int64_t p, int64_t op = 0, int64_t d = 1, std::vector<int64_t> strides = {}) {
     graph::Node n;
     n.name = "up";
     n.opType = "ConvTranspose";
