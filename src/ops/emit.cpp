@@ -83,6 +83,7 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
         inOffset *= words;
         outOffset *= words;
     }
+    const size_t unit = elemSize >= 4 ? 4 : elemSize;  // bytes an index of `dims` moves from here on
     int64_t count = elementCount(dims);
     if (count == 0) return;
     requireIndexable(n, count);
@@ -103,7 +104,7 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
                 io += idx[i] * inStride[i];
                 oo += idx[i] * outStride[i];
             }
-            emitStridedCopy(ctx, n, src, dst, inner, is, os, io, oo, elemSize >= 4 ? 4 : elemSize);  // words done
+            emitStridedCopy(ctx, n, src, dst, inner, is, os, io, oo, unit);  // words done
             for (size_t i = lead; i-- > 0;) {
                 if (++idx[i] < dims[i]) break;
                 idx[i] = 0;
@@ -111,17 +112,17 @@ void emitStridedCopy(LowerContext& ctx, const Node& n, int src, int dst, Shape d
         }
         return;
     }
-    size_t unit = elemSize >= 4 ? 4 : elemSize;
+    size_t moved = unit;
     if (conversion == FloatConversion::None) {
-        unit = widenContiguousRuns(dims, inStride, outStride, inOffset, outOffset, unit);
+        moved = widenContiguousRuns(dims, inStride, outStride, inOffset, outOffset, unit);
         count = elementCount(dims);
     }
     const kernels::KernelId kernel = kernels::copy_strided::variant(
         conversion == FloatConversion::F32ToF16   ? Elem::f32_f16
         : conversion == FloatConversion::F16ToF32 ? Elem::f16_f32
-        : unit == 1                               ? Elem::b8
-        : unit == 2                               ? Elem::b16
-        : unit == 4                               ? Elem::b32
+        : moved == 1                              ? Elem::b8
+        : moved == 2                              ? Elem::b16
+        : moved == 4                              ? Elem::b32
                                                   : Elem::b128);
     kernels::copy_strided::Push p{};
     p.count = static_cast<uint32_t>(count);
