@@ -1,6 +1,7 @@
 #version 450
-// Strided copy of ELEM elements (uint8_t, uint16_t or uint: 1, 2 or 4 bytes; 8-byte
-// elements go as two words), or float32 <-> float16 converted on the way (convert_elem.glsl):
+// Strided copy of ELEM elements (uint8_t, uint16_t, uint or uvec4: 1, 2, 4 or 16 bytes; 8-byte
+// elements go as two words, rows contiguous in both tensors as 16-byte words where they can),
+// or float32 <-> float16 converted on the way (convert_elem.glsl):
 // walks the output index space `dims` (up to 6 dims) and reads the input through its own
 // strides. Covers Concat (a slice of the output), Transpose, DepthToSpace/SpaceToDepth (6-d
 // transpositions) and repeat-by-stride-0.
