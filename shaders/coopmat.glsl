@@ -15,6 +15,9 @@
 // and `shared float Cs[]` (per-warp staging of one accumulator, CM_CS_STRIDE floats a row).
 // CM_STAGE_COLUMNS(acc, warp) stages column-major instead (element (r, c) at c * CM_CS_STRIDE
 // + r), for epilogues that take a column's 16 values as consecutive floats.
+// With CM_CS_WORDS defined, Cs is a uvec4 array (four floats a word: a kernel that stages in
+// the shared words of its operand tiles once they are spent); either way CM_STAGED(i) reads
+// staged float i.
 // CM_WARP_SYNC() orders a warp's staging stores before its reads (and the reads before the
 // next stores): a subgroup barrier where a warp is a subgroup, a workgroup barrier emulated.
 // Offsets and strides given to CM_LOAD_* are in halves. CM_LOAD_B reads B row-major (k, n at
@@ -50,6 +53,16 @@
 #define CM_B(h) float(Bs[h])
 #endif
 
+#ifdef CM_CS_WORDS
+#define CM_CS_UNIT 4u
+#define CM_STAGED(i) uintBitsToFloat(Cs[(i) >> 2][(i) & 3u])
+#define CM_STAGE_AT(i, v) Cs[(i) >> 2][(i) & 3u] = floatBitsToUint(v)
+#else
+#define CM_CS_UNIT 1u
+#define CM_STAGED(i) Cs[i]
+#define CM_STAGE_AT(i, v) Cs[i] = (v)
+#endif
+
 #if defined(CM_NV)
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -62,8 +75,8 @@
 #define CM_LOAD_B(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, CM_B_COLUMNS)
 #define CM_LOAD_B_COLUMNS(frag, offset, stride) coopMatLoadNV(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, true)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAddNV(a, b, acc)
-#define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, false)
-#define CM_STAGE_COLUMNS(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, true)
+#define CM_STAGE(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP / CM_CS_UNIT, CM_CS_STRIDE / CM_CS_UNIT, false)
+#define CM_STAGE_COLUMNS(acc, warp) coopMatStoreNV(acc, Cs, (warp) * CM_CS_WARP / CM_CS_UNIT, CM_CS_STRIDE / CM_CS_UNIT, true)
 #define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_KHR)
 #extension GL_KHR_cooperative_matrix : require
@@ -85,9 +98,9 @@
     coopMatLoad(frag, Bs, (offset) / CM_UNIT, (stride) / CM_UNIT, gl_CooperativeMatrixLayoutColumnMajor)
 #define CM_MULADD(acc, a, b) acc = coopMatMulAdd(a, b, acc)
 #define CM_STAGE(acc, warp) \
-    coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutRowMajor)
+    coopMatStore(acc, Cs, (warp) * CM_CS_WARP / CM_CS_UNIT, CM_CS_STRIDE / CM_CS_UNIT, gl_CooperativeMatrixLayoutRowMajor)
 #define CM_STAGE_COLUMNS(acc, warp) \
-    coopMatStore(acc, Cs, (warp) * CM_CS_WARP, CM_CS_STRIDE, gl_CooperativeMatrixLayoutColumnMajor)
+    coopMatStore(acc, Cs, (warp) * CM_CS_WARP / CM_CS_UNIT, CM_CS_STRIDE / CM_CS_UNIT, gl_CooperativeMatrixLayoutColumnMajor)
 #define CM_WARP_SYNC() subgroupMemoryBarrierShared(); subgroupBarrier()
 #elif defined(CM_EMULATE)
 // Loops kept rolled: unrolled, the 16-long sums of every accumulator element made each
@@ -123,12 +136,12 @@ struct CmFrag {  // element (r, c) at offset + r * rowStride + c * colStride, in
 #define CM_STAGE(acc, warp)                                                                     \
     for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
-        Cs[(warp) * CM_CS_WARP + (cm_e / 16u) * CM_CS_STRIDE + cm_e % 16u] = acc[cm_t];        \
+        CM_STAGE_AT((warp) * CM_CS_WARP + (cm_e / 16u) * CM_CS_STRIDE + cm_e % 16u, acc[cm_t]); \
     }
 #define CM_STAGE_COLUMNS(acc, warp)                                                             \
     for (uint cm_t = 0u; cm_t < 8u; ++cm_t) {                                                   \
         uint cm_e = (gl_LocalInvocationIndex % 32u) + 32u * cm_t;                               \
-        Cs[(warp) * CM_CS_WARP + (cm_e % 16u) * CM_CS_STRIDE + cm_e / 16u] = acc[cm_t];        \
+        CM_STAGE_AT((warp) * CM_CS_WARP + (cm_e % 16u) * CM_CS_STRIDE + cm_e / 16u, acc[cm_t]); \
     }
 // A logical warp need not be one subgroup here: the whole workgroup waits.
 #define CM_WARP_SYNC() barrier()

@@ -21,7 +21,14 @@
 #include "types.glsl"
 #include "gemm_cm.glsl"  // push constants, specialization constants, constants: shaders/kernels/gemm_cm.toml
 
+// One shared array holds the A and B tiles of a K slice (B after A) and, once the last slice is
+// multiplied, each warp's staged accumulator: a separate Cs would take 20 KiB from the slices of
+// a 16-warp tile.
+#define As Ts
+#define Bs Ts
+#define Cs Ts
 #define CM_UNIT 8u
+#define CM_CS_WORDS
 #define CM_A(h) cmHalf(As[(h) >> 3], h)
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
 #include "coopmat.glsl"
@@ -64,9 +71,10 @@ layout(std430, binding = 3) readonly buffer Residual { float16_t resid[]; };
 #endif
 
 
-shared uvec4 As[BM * SA / 8];
-shared uvec4 Bs[BK * SB / 8];
-shared float Cs[WARPS_M * WARPS_N * CM_CS_WARP];
+#define A_SHARED (BM * SA / 8)  // words of the A tile; the B tile starts here
+#define AB_SHARED (A_SHARED + BK * SB / 8)
+#define C_SHARED (WARPS_M * WARPS_N * CM_CS_WARP / 4)
+shared uvec4 Ts[AB_SHARED > C_SHARED ? AB_SHARED : C_SHARED];
 
 uint pack2(float lo, float hi) { return packFloat2x16(f16vec2(float16_t(lo), float16_t(hi))); }
 
@@ -146,7 +154,7 @@ void main() {
         }
         CM_UNROLL for (uint i = 0u; i < B_PER; ++i) {
             uint e = tid + i * NT;
-            Bs[(e / (BN / 8)) * (SB / 8) + e % (BN / 8)] = bReg[i];
+            Bs[A_SHARED + (e / (BN / 8)) * (SB / 8) + e % (BN / 8)] = bReg[i];
         }
         barrier();
         if (k0 + BK < kEnd) {
@@ -159,7 +167,7 @@ void main() {
             // One B fragment live at a time: a 64 x 64 warp tile keeps 16 accumulators.
             CM_UNROLL for (uint j = 0u; j < FN; ++j) {
                 CM_FRAG_B fb;
-                CM_LOAD_B(fb, kk * SB + wn * WTN + j * 16u, SB);
+                CM_LOAD_B(fb, 8u * A_SHARED + kk * SB + wn * WTN + j * 16u, SB);
                 CM_UNROLL for (uint i = 0u; i < FM; ++i) CM_MULADD(acc[i][j], fa[i], fb);
             }
         }
@@ -178,7 +186,7 @@ void main() {
                 uint m = m0 + wm * WTM + i * 16u + r;
                 uint n = n0 + wn * WTN + j * 16u + cc;
                 if (m >= p.M || n >= p.N) continue;
-                float v = Cs[warp * CM_CS_WARP + r * CM_CS_STRIDE + cc];
+                float v = CM_STAGED(warp * CM_CS_WARP + r * CM_CS_STRIDE + cc);
 #ifdef SPLITK
                 part[((split * p.batches + bt) * p.M + m) * p.N + n] = v;
 #else

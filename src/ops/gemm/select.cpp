@@ -1,5 +1,7 @@
 #include "ops/gemm/select.h"
 
+#include <algorithm>
+
 #include "ops/dispatch.h"
 #include "ops/split_k.h"
 #include "ops/word_loads.h"
@@ -23,8 +25,9 @@ int64_t coopmatGemmWarps(kernels::gemm_cm::Tile tile) {
 }
 
 uint64_t coopmatGemmSharedBytes(int64_t bm, int64_t bn, int64_t bk, int64_t warps) {
-    // As (BM rows of BK + 8 halves), Bs (BK rows of BN + 8), Cs (a 16 x 20 float tile per warp).
-    return static_cast<uint64_t>(2 * (bm * (bk + 8) + bk * (bn + 8)) + 4 * warps * 16 * 20);
+    // The A tile (BM rows of BK + 8 halves) and the B tile (BK rows of BN + 8), whose words then
+    // stage each warp's accumulators (a 16 x 20 float tile per warp).
+    return static_cast<uint64_t>(std::max(2 * (bm * (bk + 8) + bk * (bn + 8)), 4 * warps * 16 * 20));
 }
 
 GemmChoice selectGemm(const GemmProblem& p, DataType type, bool siblings, const KernelTarget& t) {
