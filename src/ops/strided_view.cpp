@@ -71,6 +71,120 @@ std::optional<StridedView> viewThrough(const graph::Graph& g, const graph::Node&
     return std::nullopt;
 }
 
+namespace {
+
+// A view whose dimensions may each be several strided parts, outermost first: the dimension's
+// index i walks them as the digits of i in the parts' extents. An extent-1 dimension has none.
+struct Part {
+    int64_t extent, stride;
+};
+struct PartedView {
+    int64_t offset = 0;
+    Shape shape;
+    std::vector<std::vector<Part>> parts;
+};
+
+PartedView parted(const StridedView& v) {
+    PartedView r{v.offset, v.shape, {}};
+    for (size_t d = 0; d < v.shape.size(); ++d)
+        r.parts.push_back(v.shape[d] == 1 ? std::vector<Part>{} : std::vector<Part>{{v.shape[d], v.stride[d]}});
+    return r;
+}
+
+// The plain window, where no dimension has more than one part (an extent-1 dimension takes the
+// stride a contiguous tensor would give it).
+std::optional<StridedView> plain(const PartedView& v) {
+    StridedView r{v.offset, v.shape, std::vector<int64_t>(v.shape.size(), 1)};
+    for (size_t d = v.shape.size(); d-- > 0;) {
+        if (v.parts[d].size() > 1) return std::nullopt;
+        if (v.parts[d].size() == 1) r.stride[d] = v.parts[d][0].stride;
+        else if (d + 1 < v.shape.size()) r.stride[d] = r.stride[d + 1] * v.shape[d + 1];
+    }
+    return r;
+}
+
+// A Reshape: the parts in order (neighbours that are contiguous joined), dealt to the new
+// dimensions from the innermost; a part is split where a dimension ends inside it, and the
+// deal fails where an extent does not divide.
+std::optional<PartedView> reshapeParted(const PartedView& v, const Shape& to) {
+    if (elementsOf(v.shape) != elementsOf(to)) return std::nullopt;
+    std::vector<Part> all;
+    for (const auto& dim : v.parts)
+        for (const Part& p : dim) {
+            if (!all.empty() && all.back().stride == p.extent * p.stride) all.back() = {all.back().extent * p.extent, p.stride};
+            else all.push_back(p);
+        }
+    PartedView r{v.offset, to, std::vector<std::vector<Part>>(to.size())};
+    for (size_t t = to.size(); t-- > 0;) {
+        int64_t need = to[t];
+        if (need <= 0) return std::nullopt;
+        std::vector<Part> mine;  // innermost first
+        while (need > 1) {
+            if (all.empty()) return std::nullopt;
+            Part& p = all.back();
+            if (p.extent <= need) {
+                if (need % p.extent != 0) return std::nullopt;
+                mine.push_back(p);
+                need /= p.extent;
+                all.pop_back();
+            } else {
+                if (p.extent % need != 0) return std::nullopt;
+                mine.push_back({need, p.stride});
+                p = {p.extent / need, p.stride * need};
+                need = 1;
+            }
+        }
+        r.parts[t].assign(mine.rbegin(), mine.rend());
+    }
+    if (!all.empty()) return std::nullopt;
+    return r;
+}
+
+}  // namespace
+
+std::optional<StridedView> viewThroughChain(const graph::Graph& g, const std::vector<const graph::Node*>& nodes,
+                                            const StridedView& source) {
+    StridedView view = source;
+    std::optional<PartedView> merged;  // set while some dimension has several parts
+    for (const graph::Node* n : nodes) {
+        if (!merged) {
+            if (std::optional<StridedView> next = viewThrough(g, *n, view)) {
+                view = *next;
+                continue;
+            }
+            merged = parted(view);
+        }
+        if (n->inputs.empty() || n->inputs[0] < 0 || n->outputs.empty() || n->outputs[0] < 0 ||
+            g.values[n->inputs[0]].shape != merged->shape)
+            return std::nullopt;
+        if (n->opType == "Transpose") {
+            std::vector<int64_t> perm;
+            try {
+                perm = transposePermutation(*n, merged->shape);
+            } catch (const Error&) {
+                return std::nullopt;
+            }
+            PartedView moved{merged->offset, {}, {}};
+            for (int64_t a : perm) {
+                moved.shape.push_back(merged->shape[a]);
+                moved.parts.push_back(merged->parts[a]);
+            }
+            merged = std::move(moved);
+        } else if (keepsElementOrder(g, *n)) {
+            merged = reshapeParted(*merged, g.values[n->outputs[0]].shape);
+            if (!merged) return std::nullopt;
+        } else {
+            return std::nullopt;  // a Slice or Gather of merged dimensions: not followed
+        }
+        if (std::optional<StridedView> p = plain(*merged)) {
+            view = *p;
+            merged.reset();
+        }
+    }
+    if (merged) return std::nullopt;
+    return view;
+}
+
 bool viewFits(const StridedView& v, int64_t elements) {
     if (v.shape.size() != v.stride.size() || v.offset < 0) return false;
     int64_t last = v.offset;

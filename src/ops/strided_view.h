@@ -22,6 +22,16 @@ std::optional<graph::StridedView> reshapeView(const graph::StridedView& v, const
 // for any other node.
 std::optional<graph::StridedView> viewThrough(const graph::Graph& g, const graph::Node& n, const graph::StridedView& in);
 
+// The window that a chain of view nodes (`nodes`, the one reading `source` first; each reads the
+// one before) makes of `source`, or none. Where one node's output is no strided window of its
+// own (a Reshape merging dimensions that are not contiguous among themselves), the walk goes on
+// with such merged dimensions kept as their parts, and succeeds where later nodes leave none
+// merged: torch's multi-head attention at batch B > 1 merges the batch with the heads ([L, B,
+// H * Dh] -> [L, B * H, Dh]), moves them first and splits them again ([B, H, L, Dh]): one window
+// over the in-projection, as at batch 1. Node by node it is viewThrough.
+std::optional<graph::StridedView> viewThroughChain(const graph::Graph& g, const std::vector<const graph::Node*>& nodes,
+                                                   const graph::StridedView& source);
+
 // True when every element of `v` lies inside a tensor of `elements` elements (and the view is
 // not empty).
 bool viewFits(const graph::StridedView& v, int64_t elements);

@@ -550,6 +550,87 @@ void moveBatchScaleToOperand(Graph& g) {
     });
 }
 
+// Gemm or MatMul with a 2-D B (its bias fused), a Reshape of its rows, a Transpose that keeps
+// the columns last: nn.MultiheadAttention's batch-first output at batch B > 1 (the
+// out-projection of [L * B, E] rows viewed [L, B, E] and swapped to [B, L, E]). Each output row
+// depends on its row of A alone, so the product reads A's rows in the swapped order instead (a
+// Reshape and Transpose of A, which foldViewsIntoMatMul folds into its window) and stores the
+// Transpose's output itself: two copies fewer (the swap, and the residual Add after it, which
+// then fuses into the epilogue). A Gemm becomes the MatMul it is (transposed weights were made
+// row-major by transposeConstantGemmWeights; alpha the MatMul's scale, C its bias).
+void moveRowPermutationBeforeProduct(Graph& g) {
+    g.relinkProducers();
+    graph::Readers readers(g);
+    const size_t count = g.nodes.size();  // the nodes added below are not revisited
+    for (size_t i = 0; i < count; ++i) {
+        if (g.nodes[i].removed || g.nodes[i].opType != "Transpose" || g.nodes[i].input(0) < 0) continue;
+        std::vector<int64_t> perm;
+        try {
+            perm = ops::transposePermutation(g.nodes[i], g.values[g.nodes[i].inputs[0]].shape);
+        } catch (const Error&) {
+            continue;
+        }
+        if (perm.size() < 2 || perm.back() != static_cast<int64_t>(perm.size()) - 1) continue;
+        Node* reshape = soleProducer(g, readers, g.nodes[i].inputs[0], static_cast<int>(i), {"Reshape"});
+        const int y = reshape ? reshape->input(0) : g.nodes[i].inputs[0];
+        const int reader = reshape ? static_cast<int>(reshape - g.nodes.data()) : static_cast<int>(i);
+        Node* p = y >= 0 ? soleProducer(g, readers, y, reader, {"Gemm", "MatMul"}) : nullptr;
+        if (!p || p->outputs[0] != y || hasExtraOutputs(*p) || !p->outputPerm.empty() || !p->inputViews.empty() ||
+            p->input(3) >= 0 || p->input(0) < 0 || p->input(1) < 0 || g.values[p->inputs[1]].shape.size() != 2)
+            continue;
+        const graph::Shape rows = g.values[g.nodes[i].inputs[0]].shape;  // copies: adding values moves them
+        const graph::Shape as = g.values[p->inputs[0]].shape;
+        const int64_t N = g.values[y].shape.back();
+        if (rows.back() != N || as.size() < 2 || g.values[y].dtype != DataType::Float32) continue;
+        if (p->opType == "Gemm") {
+            const int c = p->input(2);
+            if (p->attrInt("transA", 0) != 0 || p->attrInt("transB", 0) != 0 || as.size() != 2) continue;
+            if (c >= 0 && (p->attrFloat("beta", 1.0f) != 1.0f || !g.values[c].constant ||
+                           g.values[c].constant->elementCount() != N || g.values[c].shape.back() != N))
+                continue;
+        } else if (p->input(2) >= 0 && g.values[p->inputs[2]].shape.empty()) {
+            continue;
+        }
+        graph::Shape aRows = rows;
+        aRows.back() = as.back();
+        graph::Shape aSwapped;
+        for (int64_t d : perm) aSwapped.push_back(aRows[static_cast<size_t>(d)]);
+        const int pIndex = static_cast<int>(p - g.nodes.data());
+        const int a = p->inputs[0];
+        const std::string name = g.nodes[i].name;
+        std::vector<int64_t> dims(aRows.begin(), aRows.end());
+        const int shape = g.addConstant(name + "_rows_shape", Tensor::fromVector(DataType::Int64, {static_cast<int64_t>(dims.size())}, dims));
+        const int reshaped = g.addIntermediate(name + "_rows", DataType::Float32, aRows);
+        const int swapped = g.addIntermediate(name + "_rows_swapped", DataType::Float32, aSwapped);
+        Node r;
+        r.name = name + "_rows";
+        r.opType = "Reshape";
+        r.inputs = {a, shape};
+        r.outputs = {reshaped};
+        Node t;
+        t.name = name + "_rows_swapped";
+        t.opType = "Transpose";
+        t.attrs["perm"] = perm;
+        t.inputs = {reshaped};
+        t.outputs = {swapped};
+        const int rIndex = appendFused(g, std::move(r));
+        const int tIndex = appendFused(g, std::move(t));
+        readers.add(a, rIndex);
+        readers.add(reshaped, tIndex);
+        // (appendFused moves g.nodes: the indices stay.)
+        Node& product = g.nodes[static_cast<size_t>(pIndex)];
+        if (product.opType == "Gemm") {
+            product.matMulScale = product.attrFloat("alpha", 1.0f);
+            for (const char* attr : {"alpha", "beta", "transA", "transB"}) product.attrs.erase(attr);
+            product.opType = "MatMul";
+        }
+        product.inputs[0] = swapped;
+        readers.add(swapped, pIndex);
+        if (reshape) foldInto(g, product, g.nodes[static_cast<size_t>(reader)]);
+        absorb(g, product, g.nodes[i]);
+    }
+}
+
 // Slice / Reshape / Transpose chains -> MatMul (attention's q, k^T, v: a slice of the fused
 // in-projection, split into heads, heads moved first): the MatMul reads the chain's source
 // through one strided window (Node::inputViews, ops/strided_view.h) and the copies go. Each
@@ -732,6 +813,7 @@ void runFusions(Graph& g) {
     foldBatchNorm(g);
     fuseMatMulBias(g);
     foldColumnScaleIntoMatMul(g);
+    moveRowPermutationBeforeProduct(g);
     fuseResidualAdd(g);
     fuseSilu(g);
     fuseErfGelu(g);

@@ -76,9 +76,9 @@ std::vector<Node*> selectionChain(Graph& g, const graph::Readers& readers, int v
 
 std::optional<graph::StridedView> chainView(const Graph& g, const std::vector<Node*>& chain, size_t length) {
     if (length == 0 || length > chain.size()) return std::nullopt;
-    std::optional<graph::StridedView> view = ops::contiguousView(g.values[chain[length - 1]->inputs[0]].shape);
-    for (size_t k = length; k-- > 0 && view;) view = ops::viewThrough(g, *chain[k], *view);
-    return view;
+    std::vector<const Node*> sourceFirst;
+    for (size_t k = length; k-- > 0;) sourceFirst.push_back(chain[k]);
+    return ops::viewThroughChain(g, sourceFirst, ops::contiguousView(g.values[chain[length - 1]->inputs[0]].shape));
 }
 
 }  // namespace vkinfer::passes

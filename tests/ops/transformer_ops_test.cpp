@@ -574,6 +574,69 @@ TEST(ViewFold, AttentionReadsTheExportersGatheredQkv) {
     }
 }
 
+// torchvision's encoder block at batch B > 1, as PyTorch 2.11 exports its batch-first
+// nn.MultiheadAttention: x [B, L, E] swapped to [L, B, E] for the in-projection, q, k and v
+// separated as at batch 1, then each merged with the batch ([L, B, E] -> [L, B * H, Dh]), moved
+// batch-first and split again ([B, H, L, Dh]); the output swapped back for the residual. The
+// merge is no stride of its own, the chain as a whole is one window (ops::viewThroughChain):
+// the 5-D Transpose that separates q, k and v folds into the attention's views as at batch 1.
+// The swap back moves before the out-projection (its A read in the swapped order:
+// passes::moveRowPermutationBeforeProduct), whose epilogue then takes the residual.
+TEST(ViewFold, BatchFirstMultiheadAttentionAtBatchTwo) {
+    VKINFER_REQUIRE_GPU();
+    const int64_t B = 2, L = 12, H = 2, Dh = 16, E = H * Dh;
+    OnnxBuilder b(20);
+    b.input("x", {B, L, E}).output("y");
+    b.initializer("w_in", randomTensor({E, 3 * E}, 41, -0.3f, 0.3f));
+    b.initializer("b_in", randomTensor({3 * E}, 42, -0.2f, 0.2f));
+    b.initializer("w_out", randomTensor({E, E}, 43, -0.3f, 0.3f));
+    b.initializer("b_out", randomTensor({E}, 44, -0.2f, 0.2f));
+    b.initializer("split", int64Tensor({4}, {L, B, 3, E}));
+    b.initializer("zero", int64Tensor({1}, {0}));
+    b.initializer("three", int64Tensor({1}, {3}));
+    b.initializer("merged", int64Tensor({3}, {L, B * H, Dh}));
+    b.initializer("heads", int64Tensor({4}, {B, H, L, Dh}));
+    b.initializer("keys", int64Tensor({4}, {B, H, Dh, L}));
+    b.initializer("rows", int64Tensor({2}, {L * B, E}));
+    b.initializer("seq", int64Tensor({3}, {L, B, E}));
+    b.initializer("scale", floatTensor({}, {static_cast<float>(1.0 / std::sqrt(std::sqrt(double(Dh))))}));
+    attr(b.node("Transpose", {"x"}, {"xt"}), "perm", std::vector<int64_t>{1, 0, 2});
+    b.node("MatMul", {"xt", "w_in"}, {"proj"});
+    b.node("Add", {"proj", "b_in"}, {"qkv"});
+    b.node("Reshape", {"qkv", "split"}, {"qkv4"});
+    b.node("Unsqueeze", {"qkv4", "zero"}, {"qkv5"});
+    attr(b.node("Transpose", {"qkv5"}, {"parts5"}), "perm", std::vector<int64_t>{3, 1, 2, 0, 4});
+    b.node("Squeeze", {"parts5", "three"}, {"parts"});
+    const char* names[] = {"q", "k", "v"};
+    for (int i = 0; i < 3; ++i) {
+        const std::string n = names[i];
+        b.initializer(n + "_index", int64Tensor({}, {i}));
+        b.node("Gather", {"parts", n + "_index"}, {n + "g"});
+        b.node("Reshape", {n + "g", "merged"}, {n + "m"});
+        attr(b.node("Transpose", {n + "m"}, {n + "t"}), "perm", std::vector<int64_t>{1, 0, 2});
+    }
+    b.node("Reshape", {"qt", "heads"}, {"q4"});
+    b.node("Reshape", {"vt", "heads"}, {"v4"});
+    attr(b.node("Transpose", {"kt"}, {"ktt"}), "perm", std::vector<int64_t>{0, 2, 1});
+    b.node("Reshape", {"ktt", "keys"}, {"k4"});
+    b.node("Mul", {"q4", "scale"}, {"qs"});
+    b.node("Mul", {"k4", "scale"}, {"ks"});
+    b.node("MatMul", {"qs", "ks"}, {"scores"});
+    attr(b.node("Softmax", {"scores"}, {"p"}), "axis", int64_t{-1});
+    b.node("MatMul", {"p", "v4"}, {"o"});
+    attr(b.node("Transpose", {"o"}, {"ot"}), "perm", std::vector<int64_t>{2, 0, 1, 3});
+    b.node("Reshape", {"ot", "rows"}, {"o2"});
+    attr(b.node("Gemm", {"o2", "w_out", "b_out"}, {"out"}), "transB", int64_t{1});
+    b.node("Reshape", {"out", "seq"}, {"out3"});
+    attr(b.node("Transpose", {"out3"}, {"outb"}), "perm", std::vector<int64_t>{1, 0, 2});
+    b.node("Add", {"outb", "x"}, {"y"});
+    std::vector<NamedTensor> in{{"x", randomTensor({B, L, E}, 45, -1, 1)}};
+    // The in-projection (reading x swapped), the attention, the out-projection with the
+    // residual; no copy of q, k and v, none of the output.
+    EXPECT_EQ(planDispatches(b, in), 3);
+    expectGemmPathsMatchCpu(b, in, "batch-first attention, batch 2");
+}
+
 // A Transpose after a MatMul is the GEMM's store: heads back in place ([H, S, D] -> [S, H, D]),
 // rows moved behind two batch dims, a split-K product (the reduce stores transposed), columns
 // moved (ConvNeXt's channels back in front), and a graph output written in place. Against the
