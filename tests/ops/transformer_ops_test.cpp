@@ -460,6 +460,24 @@ void addHeadAttention(OnnxBuilder& b, const std::string& suffix) {
     b.node("Reshape", {"ot", "rows"}, {"y"});
 }
 
+// PyTorch 2.11's split of nn.MultiheadAttention's in-projection `qkv` ([L, B, 3E]) into q, k
+// and v: Reshape [L, B, 3, E] -> Unsqueeze -> Transpose(3, 1, 2, 0, 4) -> Squeeze ->
+// [3, L, B, E], then one Gather each: "qg", "kg", "vg" ([L, B, E]).
+void addExportedQkvSplit(OnnxBuilder& b, int64_t L, int64_t B, int64_t E) {
+    b.initializer("split", int64Tensor({4}, {L, B, 3, E}));
+    b.initializer("zero", int64Tensor({1}, {0}));
+    b.initializer("three", int64Tensor({1}, {3}));
+    b.node("Reshape", {"qkv", "split"}, {"qkv4"});
+    b.node("Unsqueeze", {"qkv4", "zero"}, {"qkv5"});
+    attr(b.node("Transpose", {"qkv5"}, {"parts5"}), "perm", std::vector<int64_t>{3, 1, 2, 0, 4});
+    b.node("Squeeze", {"parts5", "three"}, {"parts"});
+    for (int i = 0; i < 3; ++i) {
+        const std::string n(1, "qkv"[i]);
+        b.initializer(n + "_index", int64Tensor({}, {i}));
+        b.node("Gather", {"parts", n + "_index"}, {n + "g"});
+    }
+}
+
 // Attention as PyTorch exports nn.MultiheadAttention: one in-projection [S, 3E], q, k, v
 // sliced from it, split into heads and moved head-first; the heads moved back after the
 // product. The slices, reshapes and transposes fold into the GEMMs' loads and stores (an
@@ -549,22 +567,10 @@ TEST(ViewFold, AttentionReadsTheExportersGatheredQkv) {
         b.input("x", {S, 32}).output("y");
         if (extraReader) b.output("vr");
         b.initializer("w", randomTensor({32, 3 * E}, 31, -0.3f, 0.3f));
-        b.initializer("split", int64Tensor({4}, {S, 1, 3, E}));
-        b.initializer("zero", int64Tensor({1}, {0}));
-        b.initializer("three", int64Tensor({1}, {3}));
         b.initializer("heads", int64Tensor({3}, {S, H, D}));
         b.initializer("rows", int64Tensor({2}, {S, E}));
         b.node("MatMul", {"x", "w"}, {"qkv"});
-        b.node("Reshape", {"qkv", "split"}, {"qkv4"});
-        b.node("Unsqueeze", {"qkv4", "zero"}, {"qkv5"});
-        attr(b.node("Transpose", {"qkv5"}, {"parts5"}), "perm", std::vector<int64_t>{3, 1, 2, 0, 4});
-        b.node("Squeeze", {"parts5", "three"}, {"parts"});
-        const char* names[] = {"q", "k", "v"};
-        for (int i = 0; i < 3; ++i) {
-            const std::string n = names[i];
-            b.initializer(n + "_index", int64Tensor({}, {i}));
-            b.node("Gather", {"parts", n + "_index"}, {n + "g"});
-        }
+        addExportedQkvSplit(b, S, 1, E);
         addHeadAttention(b, "g");
         if (extraReader) b.node("Relu", {"parts"}, {"vr"});
         std::vector<NamedTensor> in{{"x", randomTensor({S, 32}, 32, -1, 1)}};
@@ -591,9 +597,6 @@ TEST(ViewFold, BatchFirstMultiheadAttentionAtBatchTwo) {
     b.initializer("b_in", randomTensor({3 * E}, 42, -0.2f, 0.2f));
     b.initializer("w_out", randomTensor({E, E}, 43, -0.3f, 0.3f));
     b.initializer("b_out", randomTensor({E}, 44, -0.2f, 0.2f));
-    b.initializer("split", int64Tensor({4}, {L, B, 3, E}));
-    b.initializer("zero", int64Tensor({1}, {0}));
-    b.initializer("three", int64Tensor({1}, {3}));
     b.initializer("merged", int64Tensor({3}, {L, B * H, Dh}));
     b.initializer("heads", int64Tensor({4}, {B, H, L, Dh}));
     b.initializer("keys", int64Tensor({4}, {B, H, Dh, L}));
@@ -603,15 +606,8 @@ TEST(ViewFold, BatchFirstMultiheadAttentionAtBatchTwo) {
     attr(b.node("Transpose", {"x"}, {"xt"}), "perm", std::vector<int64_t>{1, 0, 2});
     b.node("MatMul", {"xt", "w_in"}, {"proj"});
     b.node("Add", {"proj", "b_in"}, {"qkv"});
-    b.node("Reshape", {"qkv", "split"}, {"qkv4"});
-    b.node("Unsqueeze", {"qkv4", "zero"}, {"qkv5"});
-    attr(b.node("Transpose", {"qkv5"}, {"parts5"}), "perm", std::vector<int64_t>{3, 1, 2, 0, 4});
-    b.node("Squeeze", {"parts5", "three"}, {"parts"});
-    const char* names[] = {"q", "k", "v"};
-    for (int i = 0; i < 3; ++i) {
-        const std::string n = names[i];
-        b.initializer(n + "_index", int64Tensor({}, {i}));
-        b.node("Gather", {"parts", n + "_index"}, {n + "g"});
+    addExportedQkvSplit(b, L, B, E);
+    for (const std::string n : {"q", "k", "v"}) {
         b.node("Reshape", {n + "g", "merged"}, {n + "m"});
         attr(b.node("Transpose", {n + "m"}, {n + "t"}), "perm", std::vector<int64_t>{1, 0, 2});
     }
