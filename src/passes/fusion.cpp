@@ -558,6 +558,16 @@ void moveBatchScaleToOperand(Graph& g) {
 // Transpose's output itself: two copies fewer (the swap, and the residual Add after it, which
 // then fuses into the epilogue). A Gemm becomes the MatMul it is (transposed weights were made
 // row-major by transposeConstantGemmWeights; alpha the MatMul's scale, C its bias).
+// A Gemm without transposes (C absent, or a row of biases at beta 1) as the MatMul it is: alpha
+// the MatMul's scale, C its bias input.
+void becomeMatMul(Node& n) {
+    if (n.opType != "Gemm") return;
+    n.matMulScale = n.attrFloat("alpha", 1.0f);
+    for (const char* attr : {"alpha", "beta", "transA", "transB"}) n.attrs.erase(attr);
+    if (n.input(2) < 0) n.inputs.resize(2);
+    n.opType = "MatMul";
+}
+
 void moveRowPermutationBeforeProduct(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
@@ -570,7 +580,9 @@ void moveRowPermutationBeforeProduct(Graph& g) {
         } catch (const Error&) {
             continue;
         }
-        if (perm.size() < 2 || perm.back() != static_cast<int64_t>(perm.size()) - 1) continue;
+        bool identity = true;
+        for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
+        if (identity || perm.back() != static_cast<int64_t>(perm.size()) - 1) continue;
         Node* reshape = soleProducer(g, readers, g.nodes[i].inputs[0], static_cast<int>(i), {"Reshape"});
         const int y = reshape ? reshape->input(0) : g.nodes[i].inputs[0];
         const int reader = reshape ? static_cast<int>(reshape - g.nodes.data()) : static_cast<int>(i);
@@ -593,13 +605,30 @@ void moveRowPermutationBeforeProduct(Graph& g) {
         }
         graph::Shape aRows = rows;
         aRows.back() = as.back();
-        graph::Shape aSwapped;
-        for (int64_t d : perm) aSwapped.push_back(aRows[static_cast<size_t>(d)]);
+        // Only where the GEMM can read A so swapped (at most two batch dimensions that do not
+        // merge): a swap that stayed a copy would now copy A, which may be wider than the output.
+        const graph::StridedView rowsView = ops::contiguousView(aRows);
+        graph::StridedView swappedView{0, {}, {}};
+        for (int64_t d : perm) {
+            swappedView.shape.push_back(rowsView.shape[static_cast<size_t>(d)]);
+            swappedView.stride.push_back(rowsView.stride[static_cast<size_t>(d)]);
+        }
+        Node trial = *p;
+        becomeMatMul(trial);
+        trial.setInputView(0, swappedView);
+        try {
+            if (ops::matMulOutputShape(trial, as, g.values[p->inputs[1]].shape) != g.values[g.nodes[i].outputs[0]].shape)
+                continue;
+        } catch (const Error&) {
+            continue;
+        }
+        const graph::Shape aSwapped = swappedView.shape;
         const int pIndex = static_cast<int>(p - g.nodes.data());
         const int a = p->inputs[0];
         const std::string name = g.nodes[i].name;
         std::vector<int64_t> dims(aRows.begin(), aRows.end());
-        const int shape = g.addConstant(name + "_rows_shape", Tensor::fromVector(DataType::Int64, {static_cast<int64_t>(dims.size())}, dims));
+        const int shape =
+            g.addConstant(name + "_rows_shape", Tensor::fromVector(DataType::Int64, {static_cast<int64_t>(dims.size())}, dims));
         const int reshaped = g.addIntermediate(name + "_rows", DataType::Float32, aRows);
         const int swapped = g.addIntermediate(name + "_rows_swapped", DataType::Float32, aSwapped);
         Node r;
@@ -619,11 +648,7 @@ void moveRowPermutationBeforeProduct(Graph& g) {
         readers.add(reshaped, tIndex);
         // (appendFused moves g.nodes: the indices stay.)
         Node& product = g.nodes[static_cast<size_t>(pIndex)];
-        if (product.opType == "Gemm") {
-            product.matMulScale = product.attrFloat("alpha", 1.0f);
-            for (const char* attr : {"alpha", "beta", "transA", "transB"}) product.attrs.erase(attr);
-            product.opType = "MatMul";
-        }
+        becomeMatMul(product);
         product.inputs[0] = swapped;
         readers.add(swapped, pIndex);
         if (reshape) foldInto(g, product, g.nodes[static_cast<size_t>(reader)]);
