@@ -164,7 +164,7 @@ void main() {
         CM_UNROLL for (uint kk = 0u; kk < BK; kk += 16u) {
             CM_FRAG_A fa[FM];
             CM_UNROLL for (uint i = 0u; i < FM; ++i) CM_LOAD_A(fa[i], (wm * WTM + i * 16u) * SA + kk, SA);
-            // One B fragment live at a time: a 64 x 64 warp tile keeps 16 accumulators.
+            // One B fragment live at a time, beside the FM A fragments and FM x FN accumulators.
             CM_UNROLL for (uint j = 0u; j < FN; ++j) {
                 CM_FRAG_B fb;
                 CM_LOAD_B(fb, 8u * A_SHARED + kk * SB + wn * WTN + j * 16u, SB);

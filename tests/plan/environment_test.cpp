@@ -135,8 +135,11 @@ TEST(Environment, OnOffSwitchesTurnOnlyTheirOwnOptionOff) {
             ScopedVariable off(s.name, "off");
             const KernelPolicy p = env::applyToKernelPolicy({});
             EXPECT_FALSE(p.*s.option);
-            for (const Switch& other : switches)
-                if (&other != &s) EXPECT_TRUE(p.*other.option) << other.name << " stays on";
+            for (const Switch& other : switches) {
+                if (&other != &s) {
+                    EXPECT_TRUE(p.*other.option) << other.name << " stays on";
+                }
+            }
             auto viaApi = kernelPolicyFromEnvironment();
             ASSERT_TRUE(viaApi.ok()) << viaApi.status().toString();
             EXPECT_FALSE((*viaApi).*s.option);
