@@ -11,6 +11,15 @@ using graph::StridedView;
 
 StridedView contiguousView(const Shape& shape) { return {0, shape, contiguousStrides(shape)}; }
 
+StridedView permutedView(const StridedView& v, const std::vector<int64_t>& perm) {
+    StridedView r{v.offset, {}, {}};
+    for (int64_t a : perm) {
+        r.shape.push_back(v.shape[static_cast<size_t>(a)]);
+        r.stride.push_back(v.stride[static_cast<size_t>(a)]);
+    }
+    return r;
+}
+
 namespace {
 
 int64_t elementsOf(const Shape& s) {
@@ -56,13 +65,7 @@ std::optional<StridedView> viewThrough(const graph::Graph& g, const graph::Node&
         if (n.opType == "Slice") return sliceView(g, n, in);
         if (n.opType == "Gather") return gatherView(g, n, in);
         if (n.opType == "Transpose") {
-            const auto perm = transposePermutation(n, in.shape);
-            StridedView r{in.offset, {}, {}};
-            for (int64_t a : perm) {
-                r.shape.push_back(in.shape[a]);
-                r.stride.push_back(in.stride[a]);
-            }
-            return r;
+            return permutedView(in, transposePermutation(n, in.shape));
         }
         if (keepsElementOrder(g, n)) return reshapeView(in, g.values[n.outputs[0]].shape);
     } catch (const Error&) {

@@ -12,6 +12,10 @@ namespace vkinfer::ops {
 
 graph::StridedView contiguousView(const graph::Shape& shape);
 
+// The view with its dimensions in the order `perm` gives (a Transpose of it; perm checked by
+// the caller).
+graph::StridedView permutedView(const graph::StridedView& v, const std::vector<int64_t>& perm);
+
 // The view's elements in row-major order under shape `to` (a Reshape of it), or none where
 // no strides express that without a copy (a merge of dimensions that are not contiguous).
 std::optional<graph::StridedView> reshapeView(const graph::StridedView& v, const graph::Shape& to);

@@ -607,12 +607,7 @@ void moveRowPermutationBeforeProduct(Graph& g) {
         aRows.back() = as.back();
         // Only where the GEMM can read A so swapped (at most two batch dimensions that do not
         // merge): a swap that stayed a copy would now copy A, which may be wider than the output.
-        const graph::StridedView rowsView = ops::contiguousView(aRows);
-        graph::StridedView swappedView{0, {}, {}};
-        for (int64_t d : perm) {
-            swappedView.shape.push_back(rowsView.shape[static_cast<size_t>(d)]);
-            swappedView.stride.push_back(rowsView.stride[static_cast<size_t>(d)]);
-        }
+        const graph::StridedView swappedView = ops::permutedView(ops::contiguousView(aRows), perm);
         Node trial = *p;
         becomeMatMul(trial);
         trial.setInputView(0, swappedView);
