@@ -42,6 +42,7 @@ run w4e7 VKX_ATT_WARPS=4 VKX_ATT_EXP=7
 run w1s2 VKX_ATT_WARPS=1 VKX_ATT_SPLIT=2
 run w2s2 VKX_ATT_WARPS=2 VKX_ATT_SPLIT=2
 run w2s2e7 VKX_ATT_WARPS=2 VKX_ATT_SPLIT=2 VKX_ATT_EXP=7
+run unfused VKINFER_FUSE_ATTENTION=off  # two batched GEMMs and a Softmax: the floor to beat
 run base2 X=0
 MODELS="$M $S"
 el "GEMM row bias, A B B A"
