@@ -16,21 +16,6 @@ namespace vkinfer::ops {
 
 namespace {
 
-// A transposition as (output dims, input strides); the output is contiguous.
-struct Permuted {
-    Shape dims;
-    std::vector<int64_t> inStride;
-};
-Permuted permute(const Shape& in, const std::vector<int64_t>& perm) {
-    auto st = contiguousStrides(in);
-    Permuted p;
-    for (int64_t a : perm) {
-        p.dims.push_back(in[a]);
-        p.inStride.push_back(st[a]);
-    }
-    return p;
-}
-
 // ---- views ----
 
 Shape reshapeTarget(const Node& n, const Shape& in, const std::vector<int64_t>& spec, bool allowZero) {
@@ -216,13 +201,13 @@ void inferPermutation(Graph& g, const Node& n) {
 
 void evalPermutation(const Node& n, std::span<const Tensor* const> in, std::span<Tensor> out) {
     PermutationPlan pp = permutationOf(n, in[0]->shape());
-    Permuted p = permute(pp.viewShape, pp.perm);
-    stridedCopyCpu(*in[0], out[0], p.dims, p.inStride, contiguousStrides(p.dims), 0, 0);
+    const graph::StridedView p = permutedView(contiguousView(pp.viewShape), pp.perm);
+    stridedCopyCpu(*in[0], out[0], p.shape, p.stride, contiguousStrides(p.shape), 0, 0);
 }
 
 void emitPermutation(LowerContext& ctx, const Node& n, int src, int dst, const PermutationPlan& pp) {
-    Permuted p = permute(pp.viewShape, pp.perm);
-    emitStridedCopy(ctx, n, src, dst, p.dims, p.inStride, contiguousStrides(p.dims), 0, 0,
+    const graph::StridedView p = permutedView(contiguousView(pp.viewShape), pp.perm);
+    emitStridedCopy(ctx, n, src, dst, p.shape, p.stride, contiguousStrides(p.shape), 0, 0,
                     dataTypeSize(ctx.value(src).dtype));
 }
 
