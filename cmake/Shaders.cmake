@@ -26,10 +26,33 @@ file(GLOB VKINFER_SHADER_INCLUDES ${VKINFER_SHADER_DIR}/*.glsl)
 # tools and examples off) failed with "cannot open output file".
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/shaders)
 
+# A second build tree of the same source (scripts/sanitize-and-fuzz.sh's sanitized one) can take
+# the SPIR-V another tree has compiled instead of compiling every variant again: the SPIR-V does
+# not depend on the C++ compiler or its flags, and glslc is a fifth of the sanitized build's time
+# on two cores. cmake/copy_spirv.cmake refuses a variant older than its shader source, so a stale
+# tree fails the build instead of embedding old kernels.
+set(VKINFER_SPIRV_FROM "" CACHE PATH
+    "the shaders/ folder of a built tree of this source whose SPIR-V to copy instead of running glslc (empty: compile)")
+file(GLOB VKINFER_KERNEL_DECLARATION_FILES ${CMAKE_SOURCE_DIR}/shaders/kernels/*.toml)
+
 # vkinfer_shader(<variant name> <source.comp> [DEFINES A=1 B ...])
 function(vkinfer_shader name source)
     cmake_parse_arguments(S "" "" "DEFINES" ${ARGN})
     set(out ${CMAKE_BINARY_DIR}/shaders/${name}.inc)
+    if(VKINFER_SPIRV_FROM)
+        set(from ${VKINFER_SPIRV_FROM}/${name}.inc)
+        set(newer_than ${VKINFER_SHADER_DIR}/${source} ${VKINFER_SHADER_INCLUDES} ${VKINFER_KERNEL_DECLARATION_FILES})
+        string(REPLACE ";" "|" newer_than_arg "${newer_than}")
+        add_custom_command(
+            OUTPUT ${out}
+            COMMAND ${CMAKE_COMMAND} -DFROM=${from} -DTO=${out} -DNEWER_THAN=${newer_than_arg}
+                    -P ${CMAKE_SOURCE_DIR}/cmake/copy_spirv.cmake
+            DEPENDS ${from} ${newer_than} ${CMAKE_SOURCE_DIR}/cmake/copy_spirv.cmake
+            COMMENT "copy ${name} from ${VKINFER_SPIRV_FROM}"
+            VERBATIM)
+        set_property(GLOBAL APPEND PROPERTY VKINFER_SHADER_OUTPUTS ${out})
+        return()
+    endif()
     set(defs)
     foreach(d ${S_DEFINES})
         list(APPEND defs -D${d})
@@ -50,3 +73,5 @@ include(${VKINFER_KERNELS_DIR}/variants.cmake)
 get_property(_shader_outputs GLOBAL PROPERTY VKINFER_SHADER_OUTPUTS)
 set(VKINFER_SHADER_TABLE ${VKINFER_KERNELS_DIR}/kernel_table.cpp)
 set_source_files_properties(${VKINFER_SHADER_TABLE} PROPERTIES OBJECT_DEPENDS "${_shader_outputs}")
+# Every variant's SPIR-V and nothing else: what a tree built with VKINFER_SPIRV_FROM copies.
+add_custom_target(vkinfer_spirv DEPENDS ${_shader_outputs})

@@ -2,7 +2,8 @@
 # CI step after the ordinary build and tests (README's test command, .ci/run):
 #  1. builds, with clang and ASan + UBSan (-DVKINFER_FUZZ=ON), the library, the GPU-free test
 #     binaries, the CLI and the three libFuzzer targets, in one tree: $SANITIZE_BUILD_DIR
-#     (default build-sanitize);
+#     (default build-sanitize), with the kernels' SPIR-V copied from the ordinary tree
+#     ($SPIRV_FROM_BUILD, default build) where there is one;
 #  2. runs the GPU-free tests there: ctest label `cpu` (planner, io; the consumer and
 #     conformance-report checks excluded: they need the ordinary tree) and the CLI tests that
 #     need no device (usage errors, plan), against the sanitized CLI;
@@ -30,6 +31,18 @@ run() {
 }
 start=$(date +%s)
 
+# The kernels' SPIR-V does not depend on the C++ compiler: when the ordinary tree ($SPIRV_FROM_BUILD,
+# default build; README's test command builds it first) is there, it compiles whatever it lacks
+# and this tree copies them (cmake/Shaders.cmake, VKINFER_SPIRV_FROM) instead of running glslc
+# on every variant again; without it this tree compiles them itself.
+spirv_from_build=${SPIRV_FROM_BUILD:-build}
+spirv_from=
+if [ -f "$spirv_from_build/build.ninja" ] || [ -f "$spirv_from_build/Makefile" ]; then
+    say "the kernels' SPIR-V, from $spirv_from_build"
+    run cmake --build "$spirv_from_build" --target vkinfer_spirv
+    spirv_from=$(cd "$spirv_from_build" && pwd)/shaders
+fi
+
 say "configure and build ($build: clang, -fsanitize=address,undefined, libFuzzer)"
 # -O1, one tree for the sanitized tests and the fuzzers: fuzz_onnx runs about 12 times as
 # many inputs per second as at -O0 (2,100 against 170 on 2 cores, 2026-12-03), and clang
@@ -37,7 +50,7 @@ say "configure and build ($build: clang, -fsanitize=address,undefined, libFuzzer
 # way (a second -O0 tree for the tests would cost more than it saves). Line tables only.
 run cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DVKINFER_FUZZ=ON \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 \
-    -DVKINFER_BUILD_BENCH=OFF -DVKINFER_BUILD_EXAMPLES=OFF
+    -DVKINFER_BUILD_BENCH=OFF -DVKINFER_BUILD_EXAMPLES=OFF -DVKINFER_SPIRV_FROM="$spirv_from"
 run cmake --build "$build" --target plan_tests io_tests cli_tests vkinfer_cli fuzz_onnx fuzz_npy fuzz_pb
 echo "build: $(($(date +%s) - start)) s"
 
