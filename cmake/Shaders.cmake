@@ -29,11 +29,15 @@ file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/shaders)
 # A second build tree of the same source (scripts/sanitize-and-fuzz.sh's sanitized one) can take
 # the SPIR-V another tree has compiled instead of compiling every variant again: the SPIR-V does
 # not depend on the C++ compiler or its flags, and glslc is a fifth of the sanitized build's time
-# on two cores. cmake/copy_spirv.cmake refuses a variant older than its shader source, so a stale
-# tree fails the build instead of embedding old kernels.
+# on two cores. cmake/copy_spirv.cmake refuses a variant older than what that tree's glslc step
+# depends on (its shader source, the shared includes, that tree's generated family interfaces,
+# which the declarations rewrite only when they change), so a stale tree fails the build instead
+# of embedding old kernels.
 set(VKINFER_SPIRV_FROM "" CACHE PATH
     "the shaders/ folder of a built tree of this source whose SPIR-V to copy instead of running glslc (empty: compile)")
-file(GLOB VKINFER_KERNEL_DECLARATION_FILES ${CMAKE_SOURCE_DIR}/shaders/kernels/*.toml)
+if(VKINFER_SPIRV_FROM)
+    file(GLOB VKINFER_SPIRV_FROM_INTERFACES ${VKINFER_SPIRV_FROM}/../generated/kernels/families/*.glsl)
+endif()
 
 # vkinfer_shader(<variant name> <source.comp> [DEFINES A=1 B ...])
 function(vkinfer_shader name source)
@@ -41,7 +45,7 @@ function(vkinfer_shader name source)
     set(out ${CMAKE_BINARY_DIR}/shaders/${name}.inc)
     if(VKINFER_SPIRV_FROM)
         set(from ${VKINFER_SPIRV_FROM}/${name}.inc)
-        set(newer_than ${VKINFER_SHADER_DIR}/${source} ${VKINFER_SHADER_INCLUDES} ${VKINFER_KERNEL_DECLARATION_FILES})
+        set(newer_than ${VKINFER_SHADER_DIR}/${source} ${VKINFER_SHADER_INCLUDES} ${VKINFER_SPIRV_FROM_INTERFACES})
         string(REPLACE ";" "|" newer_than_arg "${newer_than}")
         add_custom_command(
             OUTPUT ${out}
