@@ -1,5 +1,7 @@
 #include "ops/strided_view.h"
 
+#include <algorithm>
+
 #include "ops/broadcast.h"
 #include "ops/element_order.h"
 #include "core/error.h"
@@ -26,6 +28,11 @@ int64_t elementsOf(const Shape& s) {
     int64_t e = 1;
     for (int64_t d : s) e *= d;
     return e;
+}
+
+// Parts are dealt by dividing extents: an empty tensor (an extent 0) has no parts to deal.
+bool allExtentsPositive(const Shape& s) {
+    return std::all_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
 }
 
 }  // namespace
@@ -110,7 +117,8 @@ std::optional<StridedView> plain(const PartedView& v) {
 // dimensions from the innermost; a part is split where a dimension ends inside it, and the
 // deal fails where an extent does not divide.
 std::optional<PartedView> reshapeParted(const PartedView& v, const Shape& to) {
-    if (elementsOf(v.shape) != elementsOf(to)) return std::nullopt;
+    if (!allExtentsPositive(v.shape) || !allExtentsPositive(to) || elementsOf(v.shape) != elementsOf(to))
+        return std::nullopt;
     std::vector<Part> all;
     for (const auto& dim : v.parts)
         for (const Part& p : dim) {

@@ -64,5 +64,36 @@ TEST(StridedView, FitsChecksTheLastElement) {
     EXPECT_FALSE(viewFits(StridedView{0, {5, 16}, {-48, 1}}, 5 * 48));  // backwards
 }
 
+// An empty tensor (an extent 0 anywhere) is no window: the chain walk refuses it instead of
+// dividing by its zero extent (a fuzzer's model: Reshape [4, 0] -> [0, 4] in front of a MatMul).
+TEST(StridedView, ChainsOverEmptyTensorsAreRefused) {
+    graph::Graph g;
+    g.opset = 17;
+    auto value = [&](const std::string& name, Shape shape) {
+        graph::Value v;
+        v.name = name;
+        v.shape = std::move(shape);
+        v.hasShape = true;
+        return g.addValue(std::move(v));
+    };
+    const int x = value("x", {4, 0}), y = value("y", {0, 4}), t = value("t", {4, 0});
+    graph::Node reshape;
+    reshape.name = "r";
+    reshape.opType = "Reshape";
+    reshape.inputs = {x};
+    reshape.outputs = {y};
+    graph::Node transpose;
+    transpose.name = "t";
+    transpose.opType = "Transpose";
+    transpose.inputs = {y};
+    transpose.outputs = {t};
+    g.nodes = {reshape, transpose};
+    EXPECT_FALSE(viewThroughChain(g, {&g.nodes[0]}, contiguousView({4, 0})));
+    EXPECT_FALSE(viewThroughChain(g, {&g.nodes[1], &g.nodes[0]}, contiguousView({0, 4})));
+    // Strides over a zero extent merge with anything: a sliced source is refused the same way.
+    EXPECT_FALSE(viewThroughChain(g, {&g.nodes[0]}, StridedView{0, {4, 0}, {8, 1}}));
+    EXPECT_FALSE(reshapeView(contiguousView({4, 0}), {0, 4}));
+}
+
 }  // namespace
 }  // namespace vkinfer::ops
