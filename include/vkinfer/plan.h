@@ -33,7 +33,8 @@ const char* precisionName(Precision precision);  // "fp32" or "fp16", as the CLI
 // lavapipe) to check which kernels a plan gets there.
 struct DeviceFacts {
     // A GPU (discrete, integrated or virtual), not a CPU implementation such as lavapipe:
-    // KernelPolicy::convTiles = Auto takes the GPU tiles here.
+    // KernelPolicy::convTiles = Auto takes the GPU tiles here (on a CPU, the register-direct
+    // float32 conv wherever it fits and the portable tiles elsewhere).
     bool gpu = false;
     // 16x16x16 float16 x float16 -> float32 cooperative matrices at subgroup scope
     // (VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix, with its feature and the Vulkan
@@ -50,9 +51,10 @@ struct DeviceFacts {
 };
 
 // Which tiles the float convolutions that do not run on cooperative matrices use: Auto takes
-// 8x8 outputs per invocation on GPUs (conv2d_rt, conv2d_rtd) and keeps the portable 4x4 tiles
-// (conv2d.comp) on CPU devices; Small and Large force one or the other (to compare them, or
-// to test the GPU kernels on lavapipe).
+// 8x8 outputs per invocation on GPUs (conv2d_rt, conv2d_rtd); on CPU devices the float32
+// direct kernel (conv2d_rtd) wherever it fits (ungrouped, stride 1, 3- or 5-wide windows) and the
+// portable 4x4 tiles (conv2d.comp) for the rest. Small takes the portable tiles everywhere,
+// Large the GPU kernels everywhere (to compare them, or to test the GPU kernels on lavapipe).
 enum class ConvTiles : uint8_t { Auto, Small, Large };
 
 // Which layers conv2d_small takes (with the GPU tiles): Auto by the measured rule
@@ -63,8 +65,8 @@ enum class SmallGridConv : uint8_t { Auto, Off, FewTiles };
 // Which stride-1 convolutions run on a direct kernel (the input window staged in shared
 // memory once instead of gathered per tap): conv2d_cmd on the tensor cores for float16,
 // conv2d_rtd with the GPU tiles for float32. Auto by the measured rules (wide maps, kernels
-// larger than 1x1; float32 also inputs of at least 8 channels), Off never, Always wherever
-// they can run.
+// larger than 1x1; float32 also inputs of at least 8 channels; on CPU devices at
+// ConvTiles::Auto, wherever conv2d_rtd fits), Off never, Always wherever they can run.
 enum class DirectConv : uint8_t { Auto, Off, Always };
 
 // Which kernel runs fused float16 attention on a device with cooperative matrices: Auto the

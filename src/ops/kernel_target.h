@@ -18,6 +18,12 @@ struct KernelTarget {
     // Float convolutions off the tensor cores in 8x8-per-invocation tiles (conv2d_rt and its
     // direct twin conv2d_rtd) rather than the portable 4x4 ones (conv2d.comp).
     bool registerTiles = false;
+    // The float32 register-direct conv (conv2d_rtd) may run: with the register tiles where its
+    // rule says it pays, and on CPU implementations at ConvTiles::Auto wherever it fits
+    // (registerDirectWhereItFits), RGB stems and small maps included: on lavapipe it beat the
+    // portable tiles on every model measured, most on wide maps (docs/BENCHMARKS.md, lavapipe).
+    bool registerDirect = false;
+    bool registerDirectWhereItFits = false;
     // Layers too small for tiles split their reduction across a workgroup (conv2d_small);
     // smallGridAlways: by the few-tiles rule alone, also where the tensor cores could run.
     bool smallGrid = false;
@@ -33,9 +39,10 @@ struct KernelTarget {
     const char* coopmatSuffix() const { return emulateCooperativeMatrix ? "_emu" : "_nv"; }
 };
 
-// ConvTiles::Auto takes the register tiles on GPUs and the portable tiles on CPU
-// implementations such as lavapipe (measured: docs/BENCHMARKS.md); small-grid convs come with
-// the register tiles unless the policy turns them off.
+// ConvTiles::Auto takes the register tiles on GPUs; on CPU implementations such as lavapipe
+// the register-direct float32 conv wherever it fits and the portable tiles for the rest
+// (measured: docs/BENCHMARKS.md); small-grid convs come with the register tiles unless the
+// policy turns them off.
 KernelTarget resolveKernelTarget(const DeviceFacts& facts, const KernelPolicy& policy);
 
 }  // namespace vkinfer::ops

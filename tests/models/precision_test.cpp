@@ -90,9 +90,13 @@ TEST(Fp16ModelPlan, CastsOnlyAtTheBoundary) {
         ASSERT_TRUE(ds.ok());
         InputShapes shapes;
         for (const auto& in : ds->inputs) shapes.emplace_back(in.name, in.tensor.shape());
-        PlanOptions o16;
+        // Both on the portable conv tiles, so that the two plans differ by precision alone (a
+        // CPU's float32 default takes the register-direct kernel, float16 the portable one).
+        PlanOptions o32;
+        o32.kernels.convTiles = ConvTiles::Small;
+        PlanOptions o16 = o32;
         o16.precision = Precision::Float16;
-        auto j32 = planJson(*model, shapes), j16 = planJson(*model, shapes, o16);
+        auto j32 = planJson(*model, shapes, o32), j16 = planJson(*model, shapes, o16);
         ASSERT_TRUE(j32.ok() && j16.ok()) << j16.status().toString();
         auto p32 = nlohmann::json::parse(*j32), p16 = nlohmann::json::parse(*j16);
         size_t casts = 0;

@@ -1,7 +1,7 @@
 // Conv -> DepthToSpace -> activation fused (passes/fusion.cpp, shaders/conv_store.glsl): an
 // upscaler's tail in one dispatch where the kernel stores the shuffle (register-tiled,
-// tensor cores), the conv and one copy elsewhere; both modes, block sizes 2 and 3, against the
-// unfused CPU reference on every kernel path.
+// register-direct, tensor cores), the conv and one copy elsewhere; both modes, block sizes 2
+// and 3, against the unfused CPU reference on every kernel path.
 #include <algorithm>
 
 #include "ops/conv_cases.h"
@@ -45,9 +45,14 @@ TEST(DepthToSpaceFusion, OneDispatchWhereTheKernelStoresTheShuffle) {
         EXPECT_EQ(count(fp16, "conv2d_cm32"), 1) << ::testing::PrintToString(fp16);
         EXPECT_EQ(count(fp16, "copy_strided"), 0) << ::testing::PrintToString(fp16);
         EXPECT_EQ(count(fp16, "unary"), 0) << ::testing::PrintToString(fp16);
-        // The portable kernels (lavapipe): the conv, then the copy; the Sigmoid still fused.
+        // A CPU (lavapipe) by default: the register-direct kernel stores it too.
         auto cpu = planKernels(upscalerTail(kLarge, 2, mode), {{"x", kLarge}}, DeviceDescription{}, Precision::Float32);
-        EXPECT_EQ(cpu, (std::vector<std::string>{"conv2d_t16x128_f32", "copy_strided_b32"}));
+        EXPECT_EQ(cpu, std::vector<std::string>{"conv2d_rtd16_k3_f32"});
+        // The portable kernels: the conv, then the copy; the Sigmoid still fused.
+        DeviceDescription portable;
+        portable.kernels.convTiles = ConvTiles::Small;
+        auto tiles = planKernels(upscalerTail(kLarge, 2, mode), {{"x", kLarge}}, portable, Precision::Float32);
+        EXPECT_EQ(tiles, (std::vector<std::string>{"conv2d_t16x128_f32", "copy_strided_b32"}));
     }
 }
 
@@ -69,7 +74,8 @@ struct Path {
 TEST(DepthToSpaceFusion, MatchesCpuReferenceOnEveryKernelPath) {
     VKINFER_REQUIRE_GPU();
     const std::vector<Path> paths = {
-        {"portable kernels, then the copy", Precision::Float32, ConvTiles::Auto, false},
+        {"portable kernels, then the copy", Precision::Float32, ConvTiles::Small, false},
+        {"the device's default (register-direct on CPUs)", Precision::Float32, ConvTiles::Auto, false},
         {"register-tiled, shuffled stores", Precision::Float32, ConvTiles::Large, false},
         {"register-tiled float16", Precision::Float16, ConvTiles::Large, false},
         {"tensor cores (emulated), shuffled stores", Precision::Float16, ConvTiles::Auto, true},

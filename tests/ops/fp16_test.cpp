@@ -127,7 +127,8 @@ TEST(Fp16Plan, BoundaryCastsAndFloat32Interface) {
     json fp16 = fp16Plan(*model, in);
     // Float32 (the default) is untouched: one fused Conv+Relu in float32, no Cast.
     ASSERT_EQ(fp32["schedule"].size(), 1u);
-    EXPECT_EQ(fp32["schedule"][0]["kernel"], "conv2d_t16x128_f32");
+    const std::string fp32Kernel = fp32["schedule"][0]["kernel"];
+    EXPECT_TRUE(fp32Kernel.starts_with("conv2d_") && fp32Kernel.ends_with("_f32")) << fp32Kernel;
     EXPECT_EQ(conversionCount(fp32), 0);
     auto defaults = planJson(*model, shapesOf(in));
     ASSERT_TRUE(defaults.ok());

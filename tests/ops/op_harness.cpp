@@ -92,7 +92,7 @@ void expectReferenceEquals(const OnnxBuilder& builder, const std::vector<NamedTe
     if (gpuAvailable()) expectGpuMatchesCpu(builder, inputs, what);
 }
 
-int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs) {
+int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, const PlanOptions& options) {
     auto model = builder.build();
     if (!model.ok()) {
         ADD_FAILURE() << model.status().toString();
@@ -100,7 +100,7 @@ int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor
     }
     InputShapes shapes;
     for (const auto& in : inputs) shapes.emplace_back(in.name, in.tensor.shape());
-    auto summary = planSummary(*model, shapes);
+    auto summary = planSummary(*model, shapes, options);
     if (!summary.ok()) {
         ADD_FAILURE() << summary.status().toString();
         return -1;

@@ -42,8 +42,10 @@ void expectTensorNear(const Tensor& actual, const Tensor& expected, const std::s
                       Tolerance tol = exactTolerance());
 
 // Dispatches in the compiled plan for these inputs' shapes (to check that a fusion fired or
-// an in-place Concat needed no copy); -1 (and a test failure) when planning fails.
-int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs);
+// an in-place Concat needed no copy), by default as planned for no device in particular (a
+// CPU's kernels); -1 (and a test failure) when planning fails.
+int64_t planDispatches(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
+                       const PlanOptions& options = {});
 
 // Expects the model to build but its session to fail with Unsupported (an attribute
 // combination the engine rejects instead of computing it wrong).

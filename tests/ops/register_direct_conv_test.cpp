@@ -73,7 +73,7 @@ TEST(RegisterDirectConvTile, WeightsPackedPerMTileChunkChannelTapAndRow) {
     EXPECT_EQ(at(0, 1, 2, 0, 0, 0), 0.0f) << "input channel 6: padding";
 }
 
-TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
+TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusAndWhereItFitsOnCpus) {
     const DeviceDescription h200 = h200Description();
     auto kernelsFor = [](const ConvCase& c, const DeviceDescription& d, Precision p = Precision::Float32) {
         std::vector<NamedTensor> in{{"x", Tensor(DataType::Float32, c.x)}};
@@ -91,7 +91,7 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
     EXPECT_EQ(kernelsFor(residual, h200), V{"conv2d_rtd32_k3_res_f32"});
     // Not taken: grids too small to fill the GPU without split-K (ResNet-18's 56x56 layers:
     // 14 workgroups of 8 warps), rows mostly empty (14-wide maps), strided, float16 (the
-    // tensor cores), CPU devices.
+    // tensor cores).
     ConvCase fewWarps{"56x56", {1, 64, 56, 56}, 64, 3};
     EXPECT_EQ(kernelsFor(fewWarps, h200)[0].rfind("conv2d_rt64", 0), 0u);
     EXPECT_EQ(kernelsFor(fewWarps, withDirect(h200, DirectConv::Always)), V{"conv2d_rtd64_k3_f32"});
@@ -101,9 +101,20 @@ TEST(RegisterDirectConvSelection, WideFloat32MapsOnGpusOnly) {
     ConvCase strided{"strided", {1, 64, 512, 512}, 64, 3, 2};
     EXPECT_EQ(kernelsFor(strided, h200)[0].rfind("conv2d_rtd", 0), std::string::npos);
     EXPECT_EQ(kernelsFor(body, h200, Precision::Float16)[0].rfind("conv2d_cmd", 0), 0u);
+    // CPU devices (lavapipe) take it wherever it fits, RGB stems and small maps included (the
+    // portable tiles lost on each there, docs/BENCHMARKS.md), not strided or float16 layers;
+    // the portable tiles where asked for, or the direct kernels are off.
     DeviceDescription lavapipe;
     lavapipe.facts.sharedMemoryBytes = 32 * 1024;
-    EXPECT_EQ(kernelsFor(body, withDirect(lavapipe, DirectConv::Always)), V{"conv2d_t64x64_f32"});
+    EXPECT_EQ(kernelsFor(body, lavapipe), V{"conv2d_rtd32_k3_f32"});
+    EXPECT_EQ(kernelsFor(stem, lavapipe), V{"conv2d_rtd64_k5_f32"});
+    EXPECT_EQ(kernelsFor(fewWarps, lavapipe), V{"conv2d_rtd64_k3_f32"});
+    EXPECT_EQ(kernelsFor(strided, lavapipe)[0].rfind("conv2d_rtd", 0), std::string::npos);
+    EXPECT_EQ(kernelsFor(body, lavapipe, Precision::Float16)[0].rfind("conv2d_rtd", 0), std::string::npos);
+    EXPECT_EQ(kernelsFor(body, withDirect(lavapipe, DirectConv::Off)), V{"conv2d_t64x64_f32"});
+    DeviceDescription portable = lavapipe;
+    portable.kernels.convTiles = ConvTiles::Small;
+    EXPECT_EQ(kernelsFor(body, withDirect(portable, DirectConv::Always)), V{"conv2d_t64x64_f32"});
 }
 
 // The rule against run 35's per-layer profiles (docs/BENCHMARKS.md): ESPCN's 64- and

@@ -97,7 +97,8 @@ TEST(RegisterTiledConv, ReductionTableRowsPastKFallOutsideTheImage) {
 // maps of fewer than 32 pixels and convolutions whose weights are a graph input (not packable
 // at plan time) keep the others.
 TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
-    // (The direct kernel off: it would take the wide float32 maps here, register_direct_conv_test.cpp.)
+    // (The direct kernel off: it would take the wide float32 maps here, on the CPU too,
+    // register_direct_conv_test.cpp.)
     DeviceDescription gpu;
     gpu.kernels.convTiles = ConvTiles::Large;
     gpu.kernels.smallGridConv = SmallGridConv::Off;
@@ -105,6 +106,7 @@ TEST(RegisterTiledConvSelection, ByDeviceDescriptionAndShape) {
     DeviceDescription h200 = h200Description();
     h200.kernels.directConv = DirectConv::Off;
     DeviceDescription cpu;
+    cpu.kernels.directConv = DirectConv::Off;
     // 288x288: 648 tiles of 64x128, 2592 warps, enough that nothing splits its reduction.
     ConvCase big{"big", {1, 64, 288, 288}, 64, 3};
     std::vector<NamedTensor> inBig{{"x", Tensor(DataType::Float32, big.x)}};

@@ -209,8 +209,13 @@ TEST_P(ModelPlanTest, ArenaReuseNeverOverlapsLiveTensors) {
     auto r = check::checkArena(*p);
     EXPECT_TRUE(r.errors.empty()) << check::joined(r.errors);
     EXPECT_GE(r.families, 2);
-    EXPECT_GT(r.reusedPairs, 0) << "no arena bytes reused at all";
-    EXPECT_LT(p->summary.arenaBytes, p->summary.intermediateBytes);
+    // Where some tensors' lifetimes are disjoint, some bytes are reused. (ESPCN's plan on a CPU
+    // has none: two intermediates, each read by the next conv while the following one is
+    // written, its DepthToSpace stored by the last conv.)
+    if (r.disjointPairs > 0) {
+        EXPECT_GT(r.reusedPairs, 0) << "no arena bytes reused at all";
+        EXPECT_LT(p->summary.arenaBytes, p->summary.intermediateBytes);
+    }
 }
 
 TEST_P(ModelPlanTest, JsonReport) {

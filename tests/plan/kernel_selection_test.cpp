@@ -113,42 +113,42 @@ const std::vector<ConvRow>& convTable() {
         {"espcn stem 3->64 5x5 540x960", geom(1, 3, 540, 960, 64, 5),
          {"register-tiled 64x128 quads",
           "coopmat-direct 32x8x64 narrow",
-          "portable 64x64",
+          "register-direct 64",
           "portable 64x64",
           "register-tiled 64x128 quads",
           "register-tiled 64x128 quads"}},
         {"espcn body 64->32 3x3 540x960", geom(1, 64, 540, 960, 32, 3),
          {"register-direct 32",
           "coopmat-direct 32x4x64",
-          "portable 64x64",
+          "register-direct 32",
           "portable 64x64",
           "register-tiled 32x128 quads",
           "register-direct 32"}},
         {"espcn head 32->12 3x3 540x960", geom(1, 32, 540, 960, 12, 3),
          {"register-direct 16",
           "coopmat-direct 16x8x64",
-          "portable 16x128",
+          "register-direct 16",
           "portable 16x128",
           "register-tiled 16x128 quads",
           "register-direct 16"}},
         {"resnet 64->64 3x3 56", geom(1, 64, 56, 56, 64, 3),
          {"register-tiled 64x64 quads, split 9 x 64",
           "coopmat 64x128, split 9 x 64",
-          "portable 64x64, split 3 x 192",
+          "register-direct 64",
           "portable 64x64, split 3 x 192",
           "register-tiled 64x64 quads, split 9 x 64",
           "register-tiled 64x64 quads, split 9 x 64"}},
         {"resnet b8 128->128 3x3 28", geom(8, 128, 28, 28, 128, 3),
          {"register-tiled 64x64 quads, split 6 x 192",
           "coopmat-direct 64x4x32",
-          "portable 64x64",
+          "register-direct 64",
           "portable 64x64",
           "register-tiled 64x64 quads, split 6 x 192",
           "register-tiled 64x64 quads, split 6 x 192"}},
         {"resnet 512->512 3x3 7", geom(1, 512, 7, 7, 512, 3),
          {"register-tiled 64x64, split 32 x 144",
           "coopmat 64x128, split 29 x 160",
-          "portable 64x64, split 16 x 288",
+          "register-direct 64",
           "portable 64x64, split 16 x 288",
           "register-tiled 64x64, split 32 x 144",
           "register-tiled 64x64, split 32 x 144"}},
@@ -197,14 +197,14 @@ const std::vector<ConvRow>& convTable() {
         {"densenet 128->32 3x3 56", geom(1, 128, 56, 56, 32, 3),
          {"register-tiled 32x64 quads, split 18 x 64",
           "coopmat 32x128, split 9 x 128",
-          "portable 64x64, split 3 x 384",
+          "register-direct 32",
           "portable 64x64, split 3 x 384",
           "register-tiled 32x64 quads, split 18 x 64",
           "register-tiled 32x64 quads, split 18 x 64"}},
         {"unet 16->16 3x3 128", geom(1, 16, 128, 128, 16, 3),
          {"register-tiled 16x128 quads, split 2 x 72",
           "coopmat 32x128, split 2 x 96",
-          "portable 16x128",
+          "register-direct 16",
           "portable 16x128",
           "register-tiled 16x128 quads, split 2 x 72",
           "register-tiled 16x128 quads, split 2 x 72"}},
@@ -306,9 +306,18 @@ TEST(ConvSelection, FusedDepthToSpaceIsStoredByTheTiledKernelsWithoutSplit) {
         EXPECT_TRUE(c.storesShuffled) << convKernelName(c.kernel);
         EXPECT_EQ(c.splits, 1);
     }
-    // The portable kernel writes a scratch tensor that a copy shuffles.
-    p.type = DataType::Float32;
+    // The portable kernel writes a scratch tensor that a copy shuffles: lavapipe's float16, and
+    // its float32 under the portable tiles; its float32 by default takes the register-direct
+    // kernel, which stores shuffled.
+    p.type = DataType::Float16;
     EXPECT_FALSE(selectConv(p, resolveKernelTarget(lavapipe(), {})).storesShuffled);
+    p.type = DataType::Float32;
+    KernelPolicy portable;
+    portable.convTiles = ConvTiles::Small;
+    EXPECT_FALSE(selectConv(p, resolveKernelTarget(lavapipe(), portable)).storesShuffled);
+    const ConvChoice cpu = selectConv(p, resolveKernelTarget(lavapipe(), {}));
+    EXPECT_EQ(cpu.kernel, ConvKernel::RegisterDirect);
+    EXPECT_TRUE(cpu.storesShuffled);
     // Without a fused DepthToSpace nothing is "stored shuffled".
     p.shuffle = 0;
     EXPECT_FALSE(selectConv(p, resolveKernelTarget(h200(), {})).storesShuffled);

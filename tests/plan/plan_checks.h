@@ -65,6 +65,7 @@ struct ArenaReport {
     std::vector<std::string> errors;
     int families = 0;     // storage families accessed in the arena
     int reusedPairs = 0;  // pairs of families that share bytes (at disjoint lifetimes)
+    int disjointPairs = 0;  // pairs of families whose lifetimes are disjoint (could share bytes)
 };
 
 // Lifetimes are the waves of the dispatches that access any member of a family.
@@ -104,6 +105,7 @@ inline ArenaReport checkArena(const CompiledPlan& p) {
                                                  g.values[a->first].name, a->second.first, a->second.last,
                                                  g.values[b->first].name, b->second.first, b->second.last));
             rep.reusedPairs += bytes;
+            rep.disjointPairs += !live;
         }
     return rep;
 }

@@ -2,7 +2,8 @@
 // per invocation, or 16x128 tiles of 2x4 for layers of at most 16 output channels per group (a
 // 3- or 12-channel head would waste 3/4 of a 64-row tile), with the im2col gather through a
 // plan-time table and split-K for layers with few tiles. Every device runs it; CPU devices
-// (lavapipe) run all their convolutions but depthwise ones on it.
+// (lavapipe) run their float16 convolutions and the float32 ones that the register-direct
+// kernel does not take on it (all but depthwise ones).
 #pragma once
 
 #include <utility>

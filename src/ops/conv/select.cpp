@@ -36,12 +36,13 @@ ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::option
         coopmatDirect = cmdTile->has_value() && (t.directConv == DirectConv::Always || coopmatDirectConvPays(g, **cmdTile));
         coopmat = coopmatDirect || coopmatReductionFits(g);
     }
-    // The float32 direct kernel on the GPU tiles. (Float32 tensors are never channels-last.)
+    // The float32 direct kernel: with the GPU tiles by its rule, on CPU devices wherever it fits.
+    // (Float32 tensors are never channels-last.)
     bool registerDirect = false;
-    if (p.type == DataType::Float32 && t.registerTiles && t.directConv != DirectConv::Off && p.constantWeights) {
+    if (p.type == DataType::Float32 && t.registerDirect && t.directConv != DirectConv::Off && p.constantWeights) {
         *rtdTile = registerDirectConvTile(g, t.facts.sharedMemoryBytes);
-        registerDirect =
-            rtdTile->has_value() && (t.directConv == DirectConv::Always || registerDirectConvPays(g, **rtdTile));
+        registerDirect = rtdTile->has_value() && (t.directConv == DirectConv::Always || t.registerDirectWhereItFits ||
+                                                  registerDirectConvPays(g, **rtdTile));
     }
 
     // Layers too small for tiles, ahead of everything but the depthwise kernel, except where
