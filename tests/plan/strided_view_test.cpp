@@ -65,7 +65,8 @@ TEST(StridedView, FitsChecksTheLastElement) {
 }
 
 // An empty tensor (an extent 0 anywhere) is no window: the chain walk refuses it instead of
-// dividing by its zero extent (a fuzzer's model: Reshape [4, 0] -> [0, 4] in front of a MatMul).
+// dividing by its zero extent, which CI's fuzz_onnx reached through a Reshape in a view chain
+// in front of a MatMul (passes::foldViewsIntoMatMul; UBSan: integer division by zero).
 TEST(StridedView, ChainsOverEmptyTensorsAreRefused) {
     graph::Graph g;
     g.opset = 17;
