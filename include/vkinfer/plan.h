@@ -52,8 +52,8 @@ struct DeviceFacts {
 
 // Which tiles the float convolutions that do not run on cooperative matrices use: Auto takes
 // 8x8 outputs per invocation on GPUs (conv2d_rt, conv2d_rtd); on CPU devices the float32
-// direct kernel (conv2d_rtd) wherever it fits (ungrouped, stride 1, 3- or 5-wide windows) and the
-// portable 4x4 tiles (conv2d.comp) for the rest. Small takes the portable tiles everywhere,
+// direct kernel (conv2d_rtd) wherever it fits (ungrouped, stride 1, 3- or 5-wide windows) and
+// the portable 4x4 tiles (conv2d.comp) for the rest. Small takes the portable tiles everywhere,
 // Large the GPU kernels everywhere (to compare them, or to test the GPU kernels on lavapipe).
 enum class ConvTiles : uint8_t { Auto, Small, Large };
 
