@@ -9,9 +9,7 @@ KernelTarget resolveKernelTarget(const DeviceFacts& facts, const KernelPolicy& p
     t.cooperativeMatrix = policy.emulateCooperativeMatrix ||
                           (policy.cooperativeMatrix && facts.cooperativeMatrix16 && facts.subgroupSize == 32);
     t.registerTiles = policy.convTiles == ConvTiles::Large || (policy.convTiles == ConvTiles::Auto && facts.gpu);
-    const bool cpuAuto = policy.convTiles == ConvTiles::Auto && !facts.gpu;
-    t.registerDirect = t.registerTiles || cpuAuto;
-    t.registerDirectWhereItFits = cpuAuto;
+    t.registerDirectWhereItFits = policy.convTiles == ConvTiles::Auto && !facts.gpu;
     t.smallGrid = t.registerTiles && policy.smallGridConv != SmallGridConv::Off;
     t.smallGridAlways = t.smallGrid && policy.smallGridConv == SmallGridConv::FewTiles;
     t.directConv = policy.directConv;

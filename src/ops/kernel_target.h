@@ -18,11 +18,10 @@ struct KernelTarget {
     // Float convolutions off the tensor cores in 8x8-per-invocation tiles (conv2d_rt and its
     // direct twin conv2d_rtd) rather than the portable 4x4 ones (conv2d.comp).
     bool registerTiles = false;
-    // The float32 register-direct conv (conv2d_rtd) may run: with the register tiles where its
-    // rule says it pays, and on CPU implementations at ConvTiles::Auto wherever it fits
-    // (registerDirectWhereItFits), RGB stems and small maps included: on lavapipe it beat the
-    // portable tiles on every model measured, most on wide maps (docs/BENCHMARKS.md, lavapipe).
-    bool registerDirect = false;
+    // On CPU implementations at ConvTiles::Auto the float32 register-direct conv (conv2d_rtd)
+    // runs wherever it fits, RGB stems and small maps included: on lavapipe it beat or matched
+    // the portable tiles on every model measured, most on wide maps (docs/BENCHMARKS.md,
+    // lavapipe). With the register tiles it runs where its rule says it pays.
     bool registerDirectWhereItFits = false;
     // Layers too small for tiles split their reduction across a workgroup (conv2d_small);
     // smallGridAlways: by the few-tiles rule alone, also where the tensor cores could run.
@@ -35,6 +34,8 @@ struct KernelTarget {
     // The tensor-core attention may split long key chains between warp groups (KernelPolicy).
     bool attentionKeySplit = false;
 
+    // conv2d_rtd may run at all (by its rule or wherever it fits).
+    bool registerDirect() const { return registerTiles || registerDirectWhereItFits; }
     // The tensor-core variant suffix: "_emu" (emulated in plain GLSL) or "_nv".
     const char* coopmatSuffix() const { return emulateCooperativeMatrix ? "_emu" : "_nv"; }
 };

@@ -39,7 +39,7 @@ ConvKernel chooseKernel(const ConvProblem& p, const KernelTarget& t, std::option
     // The float32 direct kernel: with the GPU tiles by its rule, on CPU devices wherever it fits.
     // (Float32 tensors are never channels-last.)
     bool registerDirect = false;
-    if (p.type == DataType::Float32 && t.registerDirect && t.directConv != DirectConv::Off && p.constantWeights) {
+    if (p.type == DataType::Float32 && t.registerDirect() && t.directConv != DirectConv::Off && p.constantWeights) {
         *rtdTile = registerDirectConvTile(g, t.facts.sharedMemoryBytes);
         registerDirect = rtdTile->has_value() && (t.directConv == DirectConv::Always || t.registerDirectWhereItFits ||
                                                   registerDirectConvPays(g, **rtdTile));
