@@ -4,7 +4,7 @@
 // workgroups per multiprocessor; this is where to look before tuning its tiles
 // (docs/BENCHMARKS.md, "How to measure").
 //
-//   vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]
+//   vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [--ir DIR] [NAME_PART...]
 //
 // Prints one line per embedded variant whose name contains any NAME_PART (all without one)
 // and that the device can create, its workgroup X invocations wide (default 256; the driver's
@@ -12,10 +12,16 @@
 // specialization constants keep their defaults. The device gets what a session enables, and
 // the tensor-core kernels their KHR form where it runs them, as sessions create them (--nv:
 // the NV form, as VKINFER_COOPMAT=nv). Exit 2 where the device lacks the extension.
+// --ir DIR also writes the driver's internal representations of each kernel (the same
+// extension: compiler stages, machine code, where the driver gives any) to
+// DIR/KERNEL.EXECUTABLE.NAME.txt (or .bin where one is not text), and says how many it gave.
 #include <vulkan/vulkan.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,12 +53,13 @@ std::string statistic(const VkPipelineExecutableStatisticKHR& s) {
 }
 
 constexpr const char* kUsage =
-    "usage: vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [NAME_PART...]\n"
+    "usage: vkinfer_kernel_stats [--device N] [--local-size X] [--nv] [--ir DIR] [NAME_PART...]\n"
     "  the driver's statistics (registers, shared memory, ...) of every embedded kernel whose name\n"
     "  contains a NAME_PART (all without one), created as sessions create them\n"
     "  --device N       Vulkan device index (default 0)\n"
     "  --local-size X   invocations a workgroup, 1 to 1024 (default 256)\n"
-    "  --nv             the NV form of the tensor-core kernels instead of their KHR form";
+    "  --nv             the NV form of the tensor-core kernels instead of their KHR form\n"
+    "  --ir DIR         also write the driver's internal representations of each kernel to DIR";
 
 // The value of option `name` in [low, high], or exit 1 naming it.
 uint32_t numberArgument(const char* name, const char* text, uint32_t low, uint32_t high) {
@@ -65,11 +72,45 @@ uint32_t numberArgument(const char* name, const char* text, uint32_t low, uint32
     return static_cast<uint32_t>(v);
 }
 
+// A name made safe for a file name: letters, digits, '_', '-' and '.' kept, the rest '_'.
+std::string fileSafe(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+    return out;
+}
+
+// Writes executable `ei`'s internal representations under `dir` and says how many there were.
+void writeRepresentations(VkDevice device, PFN_vkGetPipelineExecutableInternalRepresentationsKHR get,
+                          const VkPipelineExecutableInfoKHR& ei, const std::string& dir, std::string_view kernel,
+                          uint32_t executable) {
+    uint32_t n = 0;
+    CHECK(get(device, &ei, &n, nullptr));
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    CHECK(get(device, &ei, &n, reps.data()));  // sizes first
+    std::vector<std::vector<char>> data(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        data[i].resize(reps[i].dataSize);
+        reps[i].pData = data[i].data();
+    }
+    CHECK(get(device, &ei, &n, reps.data()));
+    for (uint32_t i = 0; i < n; ++i) {
+        const std::string path = dir + "/" + fileSafe(kernel) + "." + std::to_string(executable) + "." +
+                                 fileSafe(reps[i].name) + (reps[i].isText ? ".txt" : ".bin");
+        std::ofstream(path, std::ios::binary).write(data[i].data(), static_cast<std::streamsize>(reps[i].dataSize));
+        std::printf("  internal representation '%s' (%zu bytes): %s\n", reps[i].name, reps[i].dataSize, path.c_str());
+    }
+    if (n == 0) std::printf("  the driver gives no internal representation\n");
+}
+
+
 }  // namespace
 
 int main(int argc, char** argv) {
     uint32_t deviceIndex = 0, localSize = 256;
     bool keepNv = false;
+    std::string irDir;
     std::vector<std::string_view> parts;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -83,6 +124,18 @@ int main(int argc, char** argv) {
             ++i;
         } else if (a == "--nv") {
             keepNv = true;
+        } else if (a == "--ir") {
+            if (i + 1 == argc) {
+                std::fprintf(stderr, "vkinfer_kernel_stats: --ir wants a directory\n%s\n", kUsage);
+                return 1;
+            }
+            irDir = argv[++i];
+            std::error_code ec;
+            std::filesystem::create_directories(irDir, ec);
+            if (ec) {
+                std::fprintf(stderr, "vkinfer_kernel_stats: cannot create '%s': %s\n", irDir.c_str(), ec.message().c_str());
+                return 1;
+            }
         } else if (a == "-h" || a == "--help") {
             std::puts(kUsage);
             return 0;
@@ -143,6 +196,8 @@ int main(int argc, char** argv) {
         vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
     auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
         vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+    auto representations = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+        vkGetDeviceProcAddr(device, "vkGetPipelineExecutableInternalRepresentationsKHR"));
 
     // One layout for all: six storage buffers (the most any kernel binds) and the largest
     // push block Vulkan guarantees.
@@ -189,6 +244,7 @@ int main(int argc, char** argv) {
         if (vkCreateShaderModule(device, &mi, nullptr, &module) != VK_SUCCESS) continue;
         VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
         ci.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+        if (!irDir.empty()) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
         ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT,
                     module, "main", &spec};
         ci.layout = layout;
@@ -215,6 +271,7 @@ int main(int argc, char** argv) {
             std::string line(k.name);
             for (const auto& st : stats) line += std::string(" | ") + st.name + " " + statistic(st);
             std::puts(line.c_str());
+            if (!irDir.empty()) writeRepresentations(device, representations, ei, irDir, k.name, x);
         }
         vkDestroyPipeline(device, pipeline, nullptr);
         ++shown;

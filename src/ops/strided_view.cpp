@@ -5,6 +5,7 @@
 #include "ops/broadcast.h"
 #include "ops/element_order.h"
 #include "core/error.h"
+#include "vkinfer/tensor.h"
 
 namespace vkinfer::ops {
 
@@ -24,12 +25,6 @@ StridedView permutedView(const StridedView& v, const std::vector<int64_t>& perm)
 
 namespace {
 
-int64_t elementsOf(const Shape& s) {
-    int64_t e = 1;
-    for (int64_t d : s) e *= d;
-    return e;
-}
-
 // Parts are dealt by dividing extents: an empty tensor (an extent 0) has no parts to deal.
 bool allExtentsPositive(const Shape& s) {
     return std::all_of(s.begin(), s.end(), [](int64_t d) { return d > 0; });
@@ -41,7 +36,7 @@ bool allExtentsPositive(const Shape& s) {
 // are contiguous among themselves (stride[d - 1] == stride[d] * shape[d]); each run must be
 // covered exactly by consecutive target dimensions, which then take strides inside the run.
 std::optional<StridedView> reshapeView(const StridedView& v, const Shape& to) {
-    if (v.shape.empty() || elementsOf(v.shape) != elementsOf(to) || elementsOf(to) == 0) return std::nullopt;
+    if (v.shape.empty() || elementCount(v.shape) != elementCount(to) || elementCount(to) == 0) return std::nullopt;
     StridedView r{v.offset, to, std::vector<int64_t>(to.size(), 0)};
     int64_t t = static_cast<int64_t>(to.size()) - 1;
     int64_t runElements = 1, runBase = v.stride.back();
@@ -117,7 +112,7 @@ std::optional<StridedView> plain(const PartedView& v) {
 // dimensions from the innermost; a part is split where a dimension ends inside it, and the
 // deal fails where an extent does not divide.
 std::optional<PartedView> reshapeParted(const PartedView& v, const Shape& to) {
-    if (!allExtentsPositive(v.shape) || !allExtentsPositive(to) || elementsOf(v.shape) != elementsOf(to))
+    if (!allExtentsPositive(v.shape) || !allExtentsPositive(to) || elementCount(v.shape) != elementCount(to))
         return std::nullopt;
     std::vector<Part> all;
     for (const auto& dim : v.parts)
