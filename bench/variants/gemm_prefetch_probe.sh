@@ -1,0 +1,56 @@
+#!/bin/bash
+# One GPU call for gemm_prefetch_probe.patch (README.md here): the tensor-core GEMM's next-slice
+# loads issued unconditionally (clamped to the last slice instead of branched around:
+# VKX_GEMMX=same,0,u) and two slices ahead in registers (same,0,p2), against the base, per
+# product alone and on ViT-B/16 / Swin-T at batch 8 and ViT-B/16 at batch 1, A B B A; the op
+# tests and `check` with each. Build the patched tree and bundle it:
+#   git apply bench/variants/gemm_prefetch_probe.patch && ninja -C build
+#   sh scripts/gpu-bundle.sh build build/tests/op_tests build/bench/vkinfer_kernel_stats
+#   mkdir -p .gpu-run && tar cJf .gpu-run/x.tar.xz --exclude=.gpu-bundle/layers .gpu-bundle
+# (adding a kernel family recompiles every shader unless the old SPIR-V is touched newer:
+# `cmake build && touch build/shaders/*.inc` before ninja), then run this with the device tool,
+# carry [".gl", ".gpu-run"]; about 4 minutes; the log is $OUT/log.txt.
+# VKX_GEMMX=TILE,K[,u|p2] instead puts every clamped unsplit product on gemm_cmx's TILE
+# (w16_128x128, w8_128x64, w8_64x64) with K slices of K.
+set -u
+exec > >(tee "$OUT/log.txt") 2>&1
+start=$(date +%s)
+el() { echo "[$(( $(date +%s) - start )) s] $*"; }
+for f in .gl/*.deb; do dpkg -x "$f" / >/dev/null; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+mkdir -p /tmp/x && tar xJf .gpu-run/x.tar.xz -C /tmp/x
+B=/tmp/x/.gpu-bundle
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+for ls in 512:w16_ 256:w8_; do
+  LD_LIBRARY_PATH=$B $B/vkinfer_kernel_stats --local-size ${ls%%:*} gemm_cmx_${ls#*:} 2>&1 | grep "_c |\|_c_u |\|_c_p2 |" | sed 's/ | Binary[^|]*//; s/ | Stack.*Shared/ Shared/' | cut -c1-150
+done
+el "op tests"
+for s in same,0,u same,0,p2; do
+  echo "$s: $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/op_tests --gtest_filter='*Gemm*:*MatMul*' 2>&1 | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
+done
+python3 bench/variants/gemm_products.py /tmp/gm > /dev/null
+el "products alone: GEMM dispatch ms"
+for m in vit8_fc1 vit8_fc2 vit8_qkv vit8_proj cnx8_s3_fc1 vit1_fc1; do
+  line="$m:"
+  for s in "" same,0,u same,0,p2 w8_128x64,64,p2 ""; do
+    line="$line [$s] $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench /tmp/gm/$m/model.onnx --iters 20 --profile --top 3 2>&1 | awk '$3=="MatMul" {print $5}' | head -1)"
+  done
+  echo "$line"
+done
+el "models at batch 8 (and ViT-B/16 at 1), A B B A per candidate"
+timeout 150 python3 scripts/export_families.py /tmp/fam8 --batch 8 --only vit_b_16,swin_t 2>&1 | grep exported
+timeout 100 python3 scripts/export_families.py /tmp/fam --only vit_b_16 2>&1 | grep exported
+for m in /tmp/fam8/vit_b_16_batch8 /tmp/fam8/swin_t_batch8 /tmp/fam/vit_b_16; do
+  for c in same,0,u same,0,p2; do
+    line="$(basename $m) $c:"
+    for s in "" $c $c ""; do
+      line="$line $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench $m/model.onnx --iters 20 2>&1 | awk '/GPU ms/ {print $3}')"
+    done
+    echo "$line"
+  done
+done
+el "checks"
+for c in same,0,u same,0,p2; do
+  echo "vit_b_16_batch8 $c: $(VKX_GEMMX=$c LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 check /tmp/fam8/vit_b_16_batch8 --peer-factor 2 2>&1 | tail -2 | tr '\n' ' ')"
+done
+el end
