@@ -19,7 +19,6 @@ execute_process(
 if(NOT _declarations_rc EQUAL 0)
     message(FATAL_ERROR "kernel declarations (shaders/kernels/*.toml): ${_declarations_error}")
 endif()
-file(GLOB VKINFER_KERNEL_INTERFACES ${VKINFER_KERNELS_DIR}/families/*.glsl)
 set(VKINFER_SHADER_DIR ${CMAKE_SOURCE_DIR}/shaders)
 file(GLOB VKINFER_SHADER_INCLUDES ${VKINFER_SHADER_DIR}/*.glsl)
 # glslc does not create its output folder: without this, a build of the library alone (tests,
@@ -29,10 +28,10 @@ file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/shaders)
 # A second build tree of the same source (scripts/sanitize-and-fuzz.sh's sanitized one) can take
 # the SPIR-V another tree has compiled instead of compiling every variant again: the SPIR-V does
 # not depend on the C++ compiler or its flags, and glslc is a fifth of the sanitized build's time
-# on two cores. cmake/copy_spirv.cmake refuses a variant older than what that tree's glslc step
-# depends on (its shader source, the shared includes, that tree's generated family interfaces,
-# which the declarations rewrite only when they change), so a stale tree fails the build instead
-# of embedding old kernels.
+# on two cores. cmake/copy_spirv.cmake refuses a variant older than a file that tree's glslc
+# named in its depfile (its shader source, the shared includes it uses, its family's generated
+# interface, which the declarations rewrite only when it changes), so a stale tree fails the
+# build instead of embedding old kernels.
 set(VKINFER_SPIRV_FROM "" CACHE PATH
     "the shaders/ folder of a built tree of this source whose SPIR-V to copy instead of running glslc (empty: compile)")
 if(VKINFER_SPIRV_FROM)
@@ -61,11 +60,17 @@ function(vkinfer_shader name source)
     foreach(d ${S_DEFINES})
         list(APPEND defs -D${d})
     endforeach()
+    # glslc names the files a variant includes (its depfile), so a variant is compiled again
+    # when its source, a shared include or its own family's interface changes, not when another
+    # family's does: depending on every interface recompiled all ~700 variants for one
+    # declaration's edit (about ten minutes on two cores).
     add_custom_command(
         OUTPUT ${out}
         COMMAND ${GLSLC} --target-env=vulkan1.2 -O -mfmt=c -fshader-stage=compute
                 -I${VKINFER_SHADER_DIR} -I${VKINFER_KERNELS_DIR}/families ${defs} ${VKINFER_SHADER_DIR}/${source} -o ${out}
-        DEPENDS ${VKINFER_SHADER_DIR}/${source} ${VKINFER_SHADER_INCLUDES} ${VKINFER_KERNEL_INTERFACES}
+                -MD -MF ${out}.d
+        DEPENDS ${VKINFER_SHADER_DIR}/${source}
+        DEPFILE ${out}.d
         COMMENT "glslc ${source} -> ${name}"
         VERBATIM)
     set_property(GLOBAL APPEND PROPERTY VKINFER_SHADER_OUTPUTS ${out})
