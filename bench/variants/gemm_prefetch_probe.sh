@@ -7,11 +7,12 @@
 #   git apply bench/variants/gemm_prefetch_probe.patch && ninja -C build
 #   sh scripts/gpu-bundle.sh build build/tests/op_tests build/bench/vkinfer_kernel_stats
 #   mkdir -p .gpu-run && tar cJf .gpu-run/x.tar.xz --exclude=.gpu-bundle/layers .gpu-bundle
-# (adding a kernel family recompiles every shader unless the old SPIR-V is touched newer:
-# `cmake build && touch build/shaders/*.inc` before ninja), then run this with the device tool,
-# carry [".gl", ".gpu-run"]; about 4 minutes; the log is $OUT/log.txt.
+# (only the new family's variants compile: shaders depend on what they include, 49d8fc2), then
+# run this with the device tool, carry [".gl", ".gpu-run"]; about 4 minutes; the log is
+# $OUT/log.txt.
 # VKX_GEMMX=TILE,K[,u|p2] instead puts every clamped unsplit product on gemm_cmx's TILE
-# (w16_128x128, w8_128x64, w8_64x64) with K slices of K.
+# (w16_128x128, w8_128x64, w8_64x64) with K slices of K (64 or 128); same,0,d1 .. d4 are timing
+# diagnostics of the base loop whose results are wrong (gemm_cmx.comp says what each leaves out).
 set -u
 exec > >(tee "$OUT/log.txt") 2>&1
 start=$(date +%s)
@@ -33,6 +34,14 @@ el "products alone: GEMM dispatch ms"
 for m in vit8_fc1 vit8_fc2 vit8_qkv vit8_proj cnx8_s3_fc1 vit1_fc1; do
   line="$m:"
   for s in "" same,0,u same,0,p2 w8_128x64,64,p2 ""; do
+    line="$line [$s] $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench /tmp/gm/$m/model.onnx --iters 20 --profile --top 3 2>&1 | awk '$3=="MatMul" {print $5}' | head -1)"
+  done
+  echo "$line"
+done
+el "where the base loop's time goes (diagnostics, wrong results): d1 fragments loaded once, d2 no global loads, d3 no barriers, d4 no products"
+for m in vit8_fc1 vit8_fc2 vit8_qkv; do
+  line="$m:"
+  for s in "" same,0,d1 same,0,d2 same,0,d3 same,0,d4 ""; do
     line="$line [$s] $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench /tmp/gm/$m/model.onnx --iters 20 --profile --top 3 2>&1 | awk '$3=="MatMul" {print $5}' | head -1)"
   done
   echo "$line"
