@@ -13,14 +13,7 @@ set -u
 quick=${QUICK:-}
 families8=vit_b_16,swin_t
 [ -n "$quick" ] && families8=vit_b_16
-exec > >(tee "$OUT/log.txt") 2>&1
-start=$(date +%s)
-el() { echo "[$(( $(date +%s) - start )) s] $*"; }
-for f in .gl/*.deb; do dpkg -x "$f" / >/dev/null; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p /tmp/b && tar xJf .gpu-run/b.tar.xz -C /tmp/b
-B=/tmp/b/.gpu-bundle
-nvidia-smi --query-gpu=name,driver_version --format=csv
+. bench/variants/gpu_probe_setup.sh .gpu-run/b.tar.xz
 printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s/vkinfer "$@"\n' $B $B > /tmp/vkw; chmod +x /tmp/vkw
 [ -z "$quick" ] && {
 el "op tests on the driver with every candidate on (the selection tests' invocation counts may differ; the numbers must not)"

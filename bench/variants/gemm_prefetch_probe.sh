@@ -14,14 +14,7 @@
 # (w16_128x128, w8_128x64, w8_64x64) with K slices of K (64 or 128); same,0,d1 .. d4 are timing
 # diagnostics of the base loop whose results are wrong (gemm_cmx.comp says what each leaves out).
 set -u
-exec > >(tee "$OUT/log.txt") 2>&1
-start=$(date +%s)
-el() { echo "[$(( $(date +%s) - start )) s] $*"; }
-for f in .gl/*.deb; do dpkg -x "$f" / >/dev/null; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p /tmp/x && tar xJf .gpu-run/x.tar.xz -C /tmp/x
-B=/tmp/x/.gpu-bundle
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. bench/variants/gpu_probe_setup.sh .gpu-run/x.tar.xz
 for ls in 512:w16_ 256:w8_; do
   LD_LIBRARY_PATH=$B $B/vkinfer_kernel_stats --local-size ${ls%%:*} gemm_cmx_${ls#*:} 2>&1 | grep "_c |\|_c_u |\|_c_p2 |" | sed 's/ | Binary[^|]*//; s/ | Stack.*Shared/ Shared/' | cut -c1-150
 done
