@@ -104,7 +104,6 @@ void writeRepresentations(VkDevice device, PFN_vkGetPipelineExecutableInternalRe
     if (n == 0) std::printf("  the driver gives no internal representation\n");
 }
 
-
 }  // namespace
 
 int main(int argc, char** argv) {
