@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Single-op probes for where a transformer's time goes (issue 21): the GEMMs of ViT-B/16 (197
-tokens) as MatMul (B stored [K, N]) and as Gemm with transB (B stored [N, K], nn.Linear's weight
+tokens, and 1576 at batch 8) and ConvNeXt-T's later stages at batch 8 as MatMul (B stored [K, N]) and as Gemm with transB (B stored [N, K], nn.Linear's weight
 on 2-D input), a large square GEMM, LayerNorms, a chain of 64 LayerNorms on [1, 64] (the
 floor of one dispatch and its barrier), and two depthwise convs (ConvNeXt-T's 7x7, a 3x3;
 PyTorch timed in the faster of NCHW and channels-last). Each becomes an ONNX model (float32; vkinfer runs it in
@@ -26,7 +26,8 @@ from onnx import TensorProto, helper, numpy_helper
 # name -> (M, N, K)
 GEMMS = {"197x3072x768": (197, 3072, 768), "197x768x3072": (197, 768, 3072), "197x2304x768": (197, 2304, 768),
          "197x768x768": (197, 768, 768), "1576x3072x768": (1576, 3072, 768), "1576x768x3072": (1576, 768, 3072),
-         "3136x384x96": (3136, 384, 96),
+         "1576x2304x768": (1576, 2304, 768), "1576x768x768": (1576, 768, 768), "3136x384x96": (3136, 384, 96),
+         "1568x1536x384": (1568, 1536, 384), "392x3072x768": (392, 3072, 768),
          "4096x4096x4096": (4096, 4096, 4096)}
 NORMS = [(197, 768), (3136, 96)]
 # name -> (channels, height = width, kernel): depthwise convs with same padding (ConvNeXt-T's

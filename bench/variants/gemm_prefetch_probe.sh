@@ -22,9 +22,9 @@ el "op tests"
 for s in same,0,u same,0,p2; do
   echo "$s: $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/op_tests --gtest_filter='*Gemm*:*MatMul*' 2>&1 | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
 done
-python3 bench/variants/gemm_products.py /tmp/gm > /dev/null
+python3 scripts/op_probe.py /tmp/gm > /dev/null  # writes the models (matmul_MxNxK among them)
 el "products alone: GEMM dispatch ms"
-for m in vit8_fc1 vit8_fc2 vit8_qkv vit8_proj cnx8_s3_fc1 vit1_fc1; do
+for m in matmul_1576x3072x768 matmul_1576x768x3072 matmul_1576x2304x768 matmul_1576x768x768 matmul_1568x1536x384 matmul_197x3072x768; do
   line="$m:"
   for s in "" same,0,u same,0,p2 w8_128x64,64,p2 ""; do
     line="$line [$s] $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench /tmp/gm/$m/model.onnx --iters 20 --profile --top 3 2>&1 | awk '$3=="MatMul" {print $5}' | head -1)"
@@ -32,7 +32,7 @@ for m in vit8_fc1 vit8_fc2 vit8_qkv vit8_proj cnx8_s3_fc1 vit1_fc1; do
   echo "$line"
 done
 el "where the base loop's time goes (diagnostics, wrong results): d1 fragments loaded once, d2 no global loads, d3 no barriers, d4 no products"
-for m in vit8_fc1 vit8_fc2 vit8_qkv; do
+for m in matmul_1576x3072x768 matmul_1576x768x3072 matmul_1576x2304x768; do
   line="$m:"
   for s in "" same,0,d1 same,0,d2 same,0,d3 same,0,d4 ""; do
     line="$line [$s] $(VKX_GEMMX=$s LD_LIBRARY_PATH=$B $B/vkinfer --precision fp16 bench /tmp/gm/$m/model.onnx --iters 20 --profile --top 3 2>&1 | awk '$3=="MatMul" {print $5}' | head -1)"
