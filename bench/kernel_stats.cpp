@@ -98,7 +98,13 @@ void writeRepresentations(VkDevice device, PFN_vkGetPipelineExecutableInternalRe
     for (uint32_t i = 0; i < n; ++i) {
         const std::string path = dir + "/" + fileSafe(kernel) + "." + std::to_string(executable) + "." +
                                  fileSafe(reps[i].name) + (reps[i].isText ? ".txt" : ".bin");
-        std::ofstream(path, std::ios::binary).write(data[i].data(), static_cast<std::streamsize>(reps[i].dataSize));
+        std::ofstream file(path, std::ios::binary);
+        file.write(data[i].data(), static_cast<std::streamsize>(reps[i].dataSize));
+        file.close();
+        if (!file) {
+            std::fprintf(stderr, "vkinfer_kernel_stats: could not write %s\n", path.c_str());
+            std::exit(1);
+        }
         std::printf("  internal representation '%s' (%zu bytes): %s\n", reps[i].name, reps[i].dataSize, path.c_str());
     }
     if (n == 0) std::printf("  the driver gives no internal representation\n");
