@@ -101,10 +101,11 @@ void soak(Context& ctx, bool checkHeap) {
     Snapshot end = snapshot(ctx);
     EXPECT_EQ(end.deviceBytes, baseline.deviceBytes) << "device memory grew";
     EXPECT_EQ(end.fds, baseline.fds) << "file descriptors leaked";
-    if (checkHeap)
+    if (checkHeap) {
         EXPECT_LE(end.heapBytes, baseline.heapBytes + (256u << 10))
             << "host heap grew from " << baseline.heapBytes << " to " << end.heapBytes << " bytes over "
             << (cycles - 3) * shapes.size() * perShape << " submissions";
+    }
     EXPECT_GT(baseline.deviceBytes, 0u);
 }
 

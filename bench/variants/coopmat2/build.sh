@@ -1,0 +1,28 @@
+#!/bin/sh
+# Builds the workgroup-scope GEMM probe here (Debian 12: glslc, g++, libvulkan-dev) into
+# OUT_DIR (default .gpu-run/cm2): the harness and one kernel per tile in VARIANTS, each
+# compiled against GL_NV_cooperative_matrix with workgroup scope (the probe translates it to
+# KHR). Then run run_probe.sh on the GPU machine (README.md here).
+set -eu
+here=$(dirname "$0")
+out=${1:-.gpu-run/cm2}
+mkdir -p "$out"
+root=$here/../../..
+g++ -std=c++20 -O2 -Wall -I"$root/src" -o "$out/cm2_gemm_probe" "$here/cm2_gemm_probe.cpp" "$root/src/vk/coopmat_khr.cpp" \
+    -lfmt -lvulkan
+glslc --target-env=vulkan1.2 -fshader-stage=comp "$here/gemm_plain.comp" -o "$out/plain.spv"
+# BM BN BK WG UNROLL: K slices of BK, UNROLL of them per loop iteration (K is a multiple of 256)
+# (the driver allows at most 256 invocations for workgroup scope on an H100)
+VARIANTS=${VARIANTS:-"128,128,32,256,4 128,128,64,256,2 128,256,32,256,4 128,256,64,256,2 256,128,32,256,4
+128,128,32,128,4 64,128,32,128,4 64,64,32,128,4 256,256,32,256,4"}
+# A subgroup-scope kernel of the same source (one warp, flexible 16 x 32 tiles): the translation.s
+# KHR forms checked apart from workgroup scope.
+glslc --target-env=vulkan1.2 -fshader-stage=comp -O -DBM=16 -DBN=32 -DBK=16 -DWG=32 -DUNROLL=4 \
+    -DSCOPE=gl_ScopeSubgroup "$here/gemm_wg.comp" -o "$out/sg_16x32_k16_t32_u4.spv"
+for v in $VARIANTS; do
+    set -- $(echo "$v" | tr , ' ')
+    name="wg_${1}x${2}_k${3}_t${4}_u${5}"
+    glslc --target-env=vulkan1.2 -fshader-stage=comp -O -DBM=$1 -DBN=$2 -DBK=$3 -DWG=$4 -DUNROLL=$5 \
+        "$here/gemm_wg.comp" -o "$out/$name.spv"
+done
+ls "$out"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# On the GPU machine (README.md here): the driver's cooperative-matrix-2 properties, then every
+# kernel that build.sh made on ViT-B/16's batch-8 products (M padded to the tile) and a square
+# 4096, then cuBLAS (PyTorch 2.11, fp16, CUDA graphs) on the same padded products.
+#   bash bench/variants/coopmat2/run_probe.sh [DIR]     (DIR: build.sh's, default .gpu-run/cm2)
+# Needs the Vulkan loader from .gl/ (gpu_probe_setup.sh installs it when sourced first).
+set -u
+dir=${1:-.gpu-run/cm2}
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+"$dir/cm2_gemm_probe" --info
+products="1576x3072x768 1576x768x3072 1576x2304x768 1576x768x768 4096x4096x4096"
+for spv in "$dir"/sg_*.spv "$dir"/wg_*.spv; do
+    v=$(basename "$spv" .spv)            # wg_BMxBN_kBK_tWG_uU (sg_: subgroup scope)
+    tile=${v#*_}; tile=${tile%%_*}; bm=${tile%x*}; bn=${tile#*x}
+    wg=${v#*_t}; wg=${wg%%_*}
+    for p in $products; do
+        m=${p%%x*}; rest=${p#*x}; n=${rest%x*}; k=${rest#*x}
+        mp=$(( (m + bm - 1) / bm * bm )); np=$(( (n + bn - 1) / bn * bn ))
+        timeout 60 "$dir/cm2_gemm_probe" "$spv" "$bm" "$bn" "$wg" "$mp" "$np" "$k" 20 2>&1 | grep -v '^device:'
+    done
+done
+python3 - <<'PY'
+import torch
+def timed(m, n, k, reps=20):
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    for _ in range(3): torch.matmul(a, b)
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        torch.matmul(a, b)
+        with torch.cuda.graph(g):
+            for _ in range(reps): torch.matmul(a, b)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(20):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record(); g.replay(); e1.record(); torch.cuda.synchronize()
+        times.append(e0.elapsed_time(e1) * 1000 / reps)
+    return sorted(times)[len(times) // 2]
+for m, n, k in [(1664, 3072, 768), (1664, 768, 3072), (1664, 2304, 768), (1664, 768, 768), (1792, 3072, 768), (4096, 4096, 4096)]:
+    us = timed(m, n, k)
+    print("cuBLAS %dx%dx%d: %.2f us %.1f TFLOP/s" % (m, n, k, us, 2 * m * n * k / us / 1e6))
+PY
