@@ -25,4 +25,14 @@ for v in $VARIANTS; do
     glslc --target-env=vulkan1.2 -fshader-stage=comp -O -DBM=$1 -DBN=$2 -DBK=$3 -DWG=$4 -DUNROLL=$5 \
         "$here/gemm_wg.comp" -o "$out/$name.spv"
 done
+# The same tiles with A and B read through tensor layouts (gemm_tensor.py), where llama.cpp's
+# NVIDIA path differs from gemm_wg.comp.
+TENSOR_VARIANTS=${TENSOR_VARIANTS:-"128,128,32,256,4 128,128,64,256,2 128,256,32,256,4 256,128,32,256,4
+64,128,32,128,4 128,128,32,128,4"}
+for v in $TENSOR_VARIANTS; do
+    set -- $(echo "$v" | tr , ' ')
+    python3 "$here/gemm_tensor.py" "$1" "$2" "$3" "$4" "$5" "$out/tl_${1}x${2}_k${3}_t${4}_u${5}.spv"
+done
+# The tensor kernel's module with plain loads: if it fails where wg_ passes, the generator is at fault.
+python3 "$here/gemm_tensor.py" 128 128 32 256 4 "$out/pl_128x128_k32_t256_u4.spv" --plain-loads
 ls "$out"

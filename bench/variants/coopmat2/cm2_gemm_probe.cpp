@@ -200,8 +200,15 @@ struct Gpu {
         while (family < count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
         if (family == count) throw std::runtime_error("no compute queue family");
 
+        // Workgroup scope, flexible dimensions and tensor addressing (gemm_tensor.py's loads),
+        // each where offered.
+        CoopMat2FeaturesNv offered;
+        VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &offered};
+        if (coopmat2) vkGetPhysicalDeviceFeatures2(physical, &query);
         CoopMat2FeaturesNv f2;
-        f2.workgroupScope = f2.flexibleDimensions = VK_TRUE;
+        f2.workgroupScope = offered.workgroupScope;
+        f2.flexibleDimensions = offered.flexibleDimensions;
+        f2.tensorAddressing = offered.tensorAddressing;
         CoopMatFeaturesKhr f1;
         f1.cooperativeMatrix = VK_TRUE;
         f1.pNext = &f2;
