@@ -15,6 +15,7 @@
 // structures are declared below from the registry (sType values and layouts as in vulkan_core.h).
 #include <vulkan/vulkan.h>
 
+#include "core/half.h"
 #include "vk/coopmat_khr.h"
 
 #include <algorithm>
@@ -74,32 +75,6 @@ void check(VkResult r, const char* call) {
     if (r != VK_SUCCESS) throw std::runtime_error(std::string(call) + " failed: VkResult " + std::to_string(r));
 }
 #define VK(call) check(call, #call)
-
-uint16_t toHalf(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    int exponent = static_cast<int>((x >> 23) & 0xFF) - 127 + 15;
-    uint32_t mantissa = x & 0x7FFFFFu;
-    if (exponent <= 0) return static_cast<uint16_t>(sign);  // the inputs here are never that small
-    if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
-    uint32_t h = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-    if ((mantissa & 0x1FFFu) > 0x1000u || ((mantissa & 0x1FFFu) == 0x1000u && (h & 1u))) ++h;
-    return static_cast<uint16_t>(h);
-}
-float fromHalf(uint16_t h) {
-    uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-    uint32_t x;
-    if (exponent == 0) {
-        float f = std::ldexp(static_cast<float>(mantissa), -24);
-        return sign ? -f : f;
-    }
-    if (exponent == 31) x = sign | 0x7F800000u | (mantissa << 13);
-    else x = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-    float f;
-    std::memcpy(&f, &x, 4);
-    return f;
-}
 
 const char* typeName(uint32_t t) {
     switch (t) {
@@ -313,8 +288,8 @@ int run(int argc, char** argv) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> uni(-1.f, 1.f);
     std::vector<float> af(size_t(M) * K), bf(size_t(K) * N);
-    for (size_t i = 0; i < af.size(); ++i) a.halves()[i] = toHalf(af[i] = fromHalf(toHalf(uni(rng))));
-    for (size_t i = 0; i < bf.size(); ++i) b.halves()[i] = toHalf(bf[i] = fromHalf(toHalf(uni(rng))));
+    for (size_t i = 0; i < af.size(); ++i) a.halves()[i] = vkinfer::floatToHalf(af[i] = vkinfer::halfToFloat(vkinfer::floatToHalf(uni(rng))));
+    for (size_t i = 0; i < bf.size(); ++i) b.halves()[i] = vkinfer::floatToHalf(bf[i] = vkinfer::halfToFloat(vkinfer::floatToHalf(uni(rng))));
     std::memset(c.mapped, 0xFF, 2ull * M * N);  // NaNs: an output never written fails the check
 
     auto code = readSpirv(argv[1]);
@@ -432,7 +407,7 @@ int run(int argc, char** argv) {
         uint32_t m = s < 4 ? (s & 1) * (M - 1) : rowOf(rng), n = s < 4 ? (s >> 1) * (N - 1) : colOf(rng);
         double ref = 0;
         for (uint32_t k = 0; k < K; ++k) ref += double(af[size_t(m) * K + k]) * bf[size_t(k) * N + n];
-        double got = fromHalf(c.halves()[size_t(m) * N + n]);
+        double got = vkinfer::halfToFloat(c.halves()[size_t(m) * N + n]);
         double err = std::fabs(got - ref);
         if (!(err <= 1e-2 + 2e-3 * std::fabs(ref))) ++bad;  // float16 output rounding is 4.9e-4 |ref|
         worst = std::max(worst, std::isnan(err) ? INFINITY : err);
