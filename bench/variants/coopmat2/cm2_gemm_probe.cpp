@@ -340,7 +340,8 @@ int run(int argc, char** argv) {
     dsai.pSetLayouts = &setLayout;
     VkDescriptorSet set;
     VK(vkAllocateDescriptorSets(dev, &dsai, &set));
-    VkDescriptorBufferInfo infos[3] = {{a.buffer, 0, VK_WHOLE_SIZE}, {b.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
+    VkDescriptorBufferInfo infos[3] = {
+        {a.buffer, 0, VK_WHOLE_SIZE}, {b.buffer, 0, VK_WHOLE_SIZE}, {c.buffer, 0, VK_WHOLE_SIZE}};
     VkWriteDescriptorSet writes[3];
     for (uint32_t i = 0; i < 3; ++i) {
         writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -416,7 +417,8 @@ int run(int argc, char** argv) {
     }
     std::printf("%s BM %u BN %u WG %u: %ux%ux%u median %.2f us (min %.2f) %.1f TFLOP/s; check %s (max error %.4g, "
                 "max |ref| %.3g)\n",
-                argv[1], bm, bn, wg, M, N, K, median, us.front(), 2.0 * M * N * K / (median * 1e6), bad ? "FAIL" : "pass",
+                argv[1], bm, bn, wg, M, N, K, median, us.front(), 2.0 * M * N * K / (median * 1e6),
+                bad ? "FAIL" : "pass",
                 worst, scale);
 
     vkDestroyCommandPool(dev, cmdPool, nullptr);
