@@ -102,14 +102,15 @@ TEST(CoopmatKhr, KernelsWithoutMatricesComeBackUnchanged) {
 }
 
 // A hand-made module (not valid for a driver; enough for the pass): header, the capability,
-// uint, half, float, constants, the matrix types, then `body`.
-std::vector<uint32_t> synthetic(const std::vector<Inst>& body) {
+// uint, half, float, constants, the matrix types (of `scope`: 3 subgroup, 2 workgroup), then
+// `body`.
+std::vector<uint32_t> synthetic(const std::vector<Inst>& body, uint32_t scope = 3) {
     std::vector<Inst> all = {
         {kCapability, {kCapNv}},
         {kTypeInt, {1, 32, 0}},
         {kTypeFloat, {2, 16}},
         {kTypeFloat, {3, 32}},
-        {kConstant, {1, 4, 3}},   // scope: subgroup
+        {kConstant, {1, 4, scope}},
         {kConstant, {1, 5, 16}},  // rows, columns
         {kTypeNv, {6, 2, 4, 5, 5}},  // half 16x16
         {kTypeNv, {7, 3, 4, 5, 5}},  // float 16x16
@@ -172,6 +173,31 @@ TEST(CoopmatKhr, SplitsOneNvTypeIntoAandBTypes) {
     }
     EXPECT_EQ(use.size(), 3u);
     EXPECT_GT(t.words[3], 100u);  // the bound grew by the new types and constants
+}
+
+TEST(CoopmatKhr, KeepsTheScopeOfTheMatrixTypes) {
+    // Workgroup-scope matrices (VK_NV_cooperative_matrix2; glslc accepts gl_ScopeWorkgroup in
+    // GL_NV_cooperative_matrix types) keep their scope: bench/variants/coopmat2 relies on it.
+    for (uint32_t scope : {2u, 3u}) {
+        auto m = synthetic({{42, {8, 51}},
+                            {kLoadNv, {6, 10, 50, 5, 51}},
+                            {kLoadNv, {6, 13, 50, 5, 51}},
+                            {kLoadNv, {7, 11, 50, 5, 51}},
+                            {kMulAddNv, {7, 12, 10, 13, 11}}},
+                           scope);
+        CoopmatTranslation t = translateCoopmatNvToKhr(m.data(), m.size());
+        ASSERT_FALSE(t.words.empty()) << t.error;
+        std::map<uint32_t, uint32_t> constants;
+        int types = 0;
+        for (const auto& in : parse(t.words)) {
+            if (in.op == kConstant) constants[in.w[1]] = in.w[2];
+            if (in.op == kTypeKhr) {
+                ++types;
+                EXPECT_EQ(constants.at(in.w[2]), scope) << "matrix type %" << in.w[0];
+            }
+        }
+        EXPECT_EQ(types, 3);
+    }
 }
 
 }  // namespace
