@@ -15,7 +15,7 @@ glslc --target-env=vulkan1.2 -fshader-stage=comp "$here/gemm_plain.comp" -o "$ou
 # (the driver allows at most 256 invocations for workgroup scope on an H100)
 VARIANTS=${VARIANTS:-"128,128,32,256,4 128,128,64,256,2 128,256,32,256,4 128,256,64,256,2 256,128,32,256,4
 128,128,32,128,4 64,128,32,128,4 64,64,32,128,4 256,256,32,256,4"}
-# A subgroup-scope kernel of the same source (one warp, flexible 16 x 32 tiles): the translation.s
+# A subgroup-scope kernel of the same source (one warp, flexible 16 x 32 tiles): the translation's
 # KHR forms checked apart from workgroup scope.
 glslc --target-env=vulkan1.2 -fshader-stage=comp -O -DBM=16 -DBN=32 -DBK=16 -DWG=32 -DUNROLL=4 \
     -DSCOPE=gl_ScopeSubgroup "$here/gemm_wg.comp" -o "$out/sg_16x32_k16_t32_u4.spv"

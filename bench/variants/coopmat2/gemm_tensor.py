@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes the probe's GEMM with workgroup-scope matrices loaded through tensor layouts
-(SPV_NV_tensor_addressing's OpCooperativeMatrixLoadTensorNV), as SPIR-V assembly for spirv-as.
+(SPV_NV_tensor_addressing's OpCooperativeMatrixLoadTensorNV) as a SPIR-V module.
 
 Neither Debian 12's glslc nor its spirv-as knows these instructions (nor SPV_KHR_cooperative_matrix),
-so they are written as placeholders with numeric ids, assembled with spirv-as and then replaced
-by their words. The kernel is gemm_wg.comp's (the same
+so the assembly carries them as placeholders with numeric ids, spirv-as assembles it, and the
+placeholders are then replaced by the instructions' words. The kernel is gemm_wg.comp's (the same
 push constants and bindings, C = A B in float16 with float32 sums, no bounds checks), but A and B
 are read as slices of 2-D tensor layouts (dimensions M x K and K x N, row strides lda and ldb),
 the form llama.cpp's Vulkan backend uses on NVIDIA, instead of plain loads at an offset.
