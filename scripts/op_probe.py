@@ -65,33 +65,40 @@ def write_models(out):
     save(out, "layernorm_chain64_1x64", nodes, [vi("x", [1, 64])], [vi(prev, [1, 64])], [w("g", [64]), w("b", [64])])
 
 
+def cuda_graph_ms(fn, iters, reps=20):
+    """fn's time in ms: `reps` calls captured in one CUDA graph, the median of `iters` replays
+    divided by `reps` (also bench/variants/coopmat2/run_probe.sh's cuBLAS figures)."""
+    import torch
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(reps):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        graph.replay()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b) / reps)
+    return float(np.median(times))
+
+
 def time_torch(iters, precision):
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
 
-    def per_op_ms(fn, reps=20):
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(3):
-                fn()
-        torch.cuda.current_stream().wait_stream(s)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(reps):
-                fn()
-        graph.replay()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(iters):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            graph.replay()
-            b.record()
-            torch.cuda.synchronize()
-            times.append(a.elapsed_time(b) / reps)
-        return float(np.median(times))
+    def per_op_ms(fn):
+        return cuda_graph_ms(fn, iters)
 
     res = {}
     h = dict(device="cuda", dtype=torch.half if precision == "fp16" else torch.float)

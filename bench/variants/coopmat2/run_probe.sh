@@ -26,25 +26,14 @@ for spv in $(for prefix in ${KERNELS:-pl tl wg}; do ls "$dir"/${prefix}_*.spv; d
     done
 done
 python3 - <<'PY'
+import sys
 import torch
-def timed(m, n, k, reps=20):
+sys.path.insert(0, "scripts")
+from op_probe import cuda_graph_ms  # the CUDA-graph timing op_probe.py --torch uses
+for m, n, k in [(1664, 3072, 768), (1664, 768, 3072), (1664, 2304, 768), (1664, 768, 768), (1792, 3072, 768),
+                (4096, 4096, 4096)]:
     a = torch.randn(m, k, device="cuda", dtype=torch.float16)
     b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-    for _ in range(3): torch.matmul(a, b)
-    g = torch.cuda.CUDAGraph()
-    s = torch.cuda.Stream()
-    with torch.cuda.stream(s):
-        torch.matmul(a, b)
-        with torch.cuda.graph(g):
-            for _ in range(reps): torch.matmul(a, b)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(20):
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record(); g.replay(); e1.record(); torch.cuda.synchronize()
-        times.append(e0.elapsed_time(e1) * 1000 / reps)
-    return sorted(times)[len(times) // 2]
-for m, n, k in [(1664, 3072, 768), (1664, 768, 3072), (1664, 2304, 768), (1664, 768, 768), (1792, 3072, 768), (4096, 4096, 4096)]:
-    us = timed(m, n, k)
+    us = cuda_graph_ms(lambda: torch.matmul(a, b), 20) * 1000
     print("cuBLAS %dx%dx%d: %.2f us %.1f TFLOP/s" % (m, n, k, us, 2 * m * n * k / us / 1e6))
 PY
