@@ -19,6 +19,7 @@
 #include "vk/coopmat_khr.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -235,6 +236,7 @@ struct Buffer {
         if (type == UINT32_MAX) {
             std::printf("warning: no device-local host-visible memory; timing host memory\n");
             type = gpu.memoryType(req.memoryTypeBits, coherent);
+            if (type == UINT32_MAX) throw std::runtime_error("no host-visible coherent memory for a storage buffer");
         }
         VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         mai.allocationSize = req.size;
@@ -252,10 +254,13 @@ struct Buffer {
 
 std::vector<uint32_t> readSpirv(const char* path) {
     std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.empty() || bytes.size() % 4) throw std::runtime_error(std::string(path) + ": not a SPIR-V file");
     std::vector<uint32_t> words(bytes.size() / 4);
-    std::memcpy(words.data(), bytes.data(), bytes.size());
+    std::memcpy(words.data(), bytes.data(), words.size() * 4);
+    if (bytes.size() < 20 || bytes.size() % 4 || words[0] != 0x07230203u)
+        throw std::runtime_error(std::string(path) + ": not a SPIR-V module (" + std::to_string(bytes.size()) +
+                                 " bytes)");
     return words;
 }
 
