@@ -44,7 +44,12 @@ def main():
     if len(args) != 6:
         sys.exit(__doc__)
     plain = "--plain-loads" in sys.argv
-    bm, bn, bk, wg, unroll = (int(a) for a in args[:5])
+    try:
+        bm, bn, bk, wg, unroll = (int(a) for a in args[:5])
+    except ValueError:
+        sys.exit("gemm_tensor.py: BM BN BK WG UNROLL must be whole numbers, not %s" % " ".join(args[:5]))
+    if min(bm, bn, bk, wg, unroll) <= 0 or bk % 16 or bm % 16 or bn % 16:
+        sys.exit("gemm_tensor.py: sizes must be positive and BM, BN, BK multiples of 16")
     out_path = args[5]
     ids = Ids()
     r = ids.ref
