@@ -18,28 +18,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "core/error.h"
 #include "core/wording.h"
 #include "core/half.h"
+#include "io/whole_file.h"
 
 namespace vkinfer {
 
 namespace {
 
 constexpr uint64_t kMaxPixels = uint64_t(1) << 30;
-
-std::string readWholeFile(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) fail(ErrorCode::InvalidArgument, "image '{}' is a folder", path);
-    std::ifstream f(path, std::ios::binary);
-    if (!f) fail(ErrorCode::NotFound, "cannot open image '{}': {}", path, std::strerror(errno));
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (f.bad()) fail(ErrorCode::ParseError, "cannot read image '{}': {}", path, std::strerror(errno));
-    return bytes;
-}
 
 void checkPixelCount(const std::string& path, uint64_t width, uint64_t height) {
     if (width == 0 || height == 0) fail(ErrorCode::ParseError, "image '{}' is empty ({}x{})", path, width, height);
@@ -338,7 +327,7 @@ float channelValue(const Image& image, size_t pixel, uint32_t c) {
 
 Result<Image> loadImage(const std::string& path) {
     return guardResult<Image>([&] {
-        std::string bytes = readWholeFile(path);
+        std::string bytes = io::readWholeFile(path, "image");
         static const unsigned char pngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
         if (bytes.size() >= 8 && std::memcmp(bytes.data(), pngSignature, 8) == 0) return loadPng(path, bytes);
         if (bytes.size() >= 3 && static_cast<unsigned char>(bytes[0]) == 0xff &&

@@ -6,26 +6,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 #include "io/onnx_tensor.h"
 #include "io/tensor_bytes.h"
+#include "io/whole_file.h"
 
 namespace vkinfer {
 
 namespace {
-
-std::string readWholeFile(const std::string& path) {
-    // (An ifstream opens a folder without complaint and reads nothing: "bad magic".)
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) fail(ErrorCode::InvalidArgument, "'{}' is a folder, not a tensor file", path);
-    std::ifstream f(path, std::ios::binary);
-    if (!f) fail(ErrorCode::NotFound, "cannot open '{}'", path);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 struct NpyType {
     const char* code;
@@ -152,7 +141,7 @@ Tensor parseTensorProtoBytes(const std::string& bytes, const std::string& label,
 }  // namespace io
 
 Result<Tensor> loadNpy(const std::string& path) {
-    return guardResult<Tensor>([&] { return parseNpy(readWholeFile(path), path); });
+    return guardResult<Tensor>([&] { return parseNpy(io::readWholeFile(path, "tensor file"), path); });
 }
 
 Status saveNpy(const std::string& path, const Tensor& tensor) {
@@ -187,7 +176,7 @@ Status saveNpy(const std::string& path, const Tensor& tensor) {
 }
 
 Result<Tensor> loadTensorProto(const std::string& path, std::string* name) {
-    return guardResult<Tensor>([&] { return io::parseTensorProtoBytes(readWholeFile(path), path, name); });
+    return guardResult<Tensor>([&] { return io::parseTensorProtoBytes(io::readWholeFile(path, "tensor file"), path, name); });
 }
 
 Status saveTensorProto(const std::string& path, const Tensor& tensor, const std::string& name) {
