@@ -26,13 +26,27 @@ for v in $VARIANTS; do
         "$here/gemm_wg.comp" -o "$out/$name.spv"
 done
 # The same tiles with A and B read through tensor layouts (gemm_tensor.py), where llama.cpp's
-# NVIDIA path differs from gemm_wg.comp.
+# NVIDIA path differs from gemm_wg.comp. Prefixes: tl_ layouts of clamp mode Undefined, B stored
+# K x N; tt_ the same with B stored N x K (read through a transposing view, as llama.cpp does);
+# tc_ clamp mode Constant, B N x K; tk_ clamp mode Constant, B K x N (run 70: Constant is up to
+# ten times faster than Undefined on driver 580).
 TENSOR_VARIANTS=${TENSOR_VARIANTS:-"128,128,32,256,4 128,128,64,256,2 128,256,32,256,4 256,128,32,256,4
 64,128,32,128,4 128,128,32,128,4"}
-for v in $TENSOR_VARIANTS; do
-    set -- $(echo "$v" | tr , ' ')
-    python3 "$here/gemm_tensor.py" "$1" "$2" "$3" "$4" "$5" "$out/tl_${1}x${2}_k${3}_t${4}_u${5}.spv"
-done
-# The tensor kernel's module with plain loads: if it fails where wg_ passes, the generator is at fault.
-python3 "$here/gemm_tensor.py" 128 128 32 256 4 "$out/pl_128x128_k32_t256_u4.spv" --plain-loads
+CLAMP_VARIANTS=${CLAMP_VARIANTS:-"128,128,32,128,1 128,128,32,256,1 128,128,32,256,4 128,128,64,256,1
+128,256,32,256,1 128,256,64,256,1 256,128,32,256,1 256,128,64,256,1 256,256,32,256,1 64,128,32,128,1
+128,64,64,128,1 64,64,64,128,1"}
+tensor() {  # prefix, BM,BN,BK,WG,UNROLL, gemm_tensor.py flags
+    prefix=$1; v=$2; shift 2
+    set -- $(echo "$v" | tr , ' ') "$@"
+    bm=$1 bn=$2 bk=$3 wg=$4 u=$5; shift 5
+    python3 "$here/gemm_tensor.py" $bm $bn $bk $wg $u "$out/${prefix}_${bm}x${bn}_k${bk}_t${wg}_u${u}.spv" "$@"
+}
+for v in $TENSOR_VARIANTS; do tensor tl "$v"; done
+for v in 128,128,32,256,4 128,256,32,256,4 128,256,64,256,1 128,128,64,256,1 64,64,64,128,1; do tensor tt "$v" --b-nk; done
+for v in $CLAMP_VARIANTS; do tensor tc "$v" --b-nk --clamp; done
+for v in 128,128,32,256,1 128,256,64,256,1; do tensor tk "$v" --clamp; done
+# The tensor kernel's module with plain loads: if it fails where wg_ passes, the generator is at
+# fault (pt_: B stored N x K, loaded column-major).
+tensor pl 128,128,32,256,4 --plain-loads
+tensor pt 128,128,32,256,4 --plain-loads --b-nk
 ls "$out"

@@ -6,10 +6,11 @@
 // subgroup-scope tiles before the engine is taught to compile and enable it.
 //
 //   cm2_gemm_probe --info
-//   cm2_gemm_probe KERNEL.spv BM BN WG M N K [ITERS]
+//   cm2_gemm_probe KERNEL.spv BM BN WG M N K [ITERS] [--b-nk]
 //
 // M, N and K must be multiples of BM, BN and the kernel's K slice (the kernel has no bounds
-// checks). Prints the median dispatch time of ITERS (default 20) and its TFLOP/s, and exits 1
+// checks). --b-nk: B is stored N x K (kernels of gemm_tensor.py --b-nk); a kernel that reads
+// it otherwise fails the check. Prints the median dispatch time of ITERS (default 20) and its TFLOP/s, and exits 1
 // on a wrong output or a Vulkan error naming the call.
 // Debian 12's Vulkan headers predate both cooperative-matrix extensions used here, so their
 // structures are declared below from the registry (sType values and layouts as in vulkan_core.h).
@@ -272,13 +273,16 @@ uint32_t positive(const char* s, const char* what) {
 }
 
 int run(int argc, char** argv) {
+    // --b-nk (last): B is stored N x K, K contiguous (gemm_tensor.py --b-nk kernels).
+    const bool bNK = argc > 2 && std::strcmp(argv[argc - 1], "--b-nk") == 0;
+    if (bNK) --argc;
     Gpu gpu;
     if (argc == 2 && std::strcmp(argv[1], "--info") == 0) {
         gpu.printInfo();
         return 0;
     }
     if (argc < 8 || argc > 9) {
-        std::fprintf(stderr, "usage: cm2_gemm_probe --info | KERNEL.spv BM BN WG M N K [ITERS]\n");
+        std::fprintf(stderr, "usage: cm2_gemm_probe --info | KERNEL.spv BM BN WG M N K [ITERS] [--b-nk]\n");
         return 2;
     }
     const uint32_t bm = positive(argv[2], "BM"), bn = positive(argv[3], "BN"), wg = positive(argv[4], "WG");
@@ -379,7 +383,7 @@ int run(int argc, char** argv) {
     vkCmdResetQueryPool(cmd, queries, 0, qpci.queryCount);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
-    const uint32_t push[6] = {M, N, K, K, N, N};
+    const uint32_t push[6] = {M, N, K, K, bNK ? K : N, N};  // M, N, K, lda, ldb, ldc
     vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     // The first dispatch warms caches and clocks and is not counted; each later one waits for
     // the one before (its writes), so the timestamps bracket one GEMM each.
@@ -413,7 +417,7 @@ int run(int argc, char** argv) {
     for (int s = 0; s < 4096; ++s) {
         uint32_t m = s < 4 ? (s & 1) * (M - 1) : rowOf(rng), n = s < 4 ? (s >> 1) * (N - 1) : colOf(rng);
         double ref = 0;
-        for (uint32_t k = 0; k < K; ++k) ref += double(af[size_t(m) * K + k]) * bf[size_t(k) * N + n];
+        for (uint32_t k = 0; k < K; ++k) ref += double(af[size_t(m) * K + k]) * bf[bNK ? size_t(n) * K + k : size_t(k) * N + n];
         double got = vkinfer::halfToFloat(c.halves()[size_t(m) * N + n]);
         double err = std::fabs(got - ref);
         if (!(err <= 1e-2 + 2e-3 * std::fabs(ref))) ++bad;  // float16 output rounding is 4.9e-4 |ref|

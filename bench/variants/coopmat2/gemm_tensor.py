@@ -9,10 +9,14 @@ push constants and bindings, C = A B in float16 with float32 sums, no bounds che
 are read as slices of 2-D tensor layouts (dimensions M x K and K x N, row strides lda and ldb),
 the form llama.cpp's Vulkan backend uses on NVIDIA, instead of plain loads at an offset.
 
-    gemm_tensor.py BM BN BK WG UNROLL OUT.spv [--plain-loads]
+    gemm_tensor.py BM BN BK WG UNROLL OUT.spv [--plain-loads] [--b-nk] [--clamp]
 
 --plain-loads writes gemm_wg.comp's plain loads instead (the rest of the module unchanged), to
 tell a fault of the tensor loads from one of the module.
+--b-nk reads B stored N x K (K contiguous, row stride ldb = K: how a Linear layer's weight and
+llama.cpp's B operand lie) through a transposing tensor view (plain loads: column-major).
+--clamp declares the layouts with clamp mode Constant (out-of-range elements read as zero, what
+bounds checks would use) instead of Undefined.
 """
 import struct
 import subprocess
@@ -22,6 +26,9 @@ OP_TYPE_COOPMAT_KHR, OP_COOPMAT_LOAD_KHR, OP_COOPMAT_STORE_KHR, OP_COOPMAT_MULAD
 OP_SOURCE_CONTINUED = 2
 OP_COOPMAT_LOAD_TENSOR, OP_TYPE_TENSOR_LAYOUT, OP_CREATE_TENSOR_LAYOUT = 5367, 5370, 5372
 OP_TENSOR_SET_DIMENSION, OP_TENSOR_SET_STRIDE, OP_TENSOR_SLICE = 5373, 5374, 5375
+OP_TYPE_TENSOR_VIEW, OP_CREATE_TENSOR_VIEW = 5371, 5377
+TENSOR_ADDRESSING_VIEW = 0x1  # Tensor Addressing Operands: a TensorView id follows
+CLAMP_UNDEFINED, CLAMP_CONSTANT = 0, 1
 CAPABILITIES = {"CooperativeMatrixKHR": 6022, "CooperativeMatrixTensorAddressingNV": 5433,
                 "TensorAddressingNV": 5439}
 
@@ -40,10 +47,11 @@ class Ids:
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--plain-loads"]
+    flags = {"--plain-loads", "--b-nk", "--clamp"}
+    args = [a for a in sys.argv[1:] if a not in flags]
     if len(args) != 6:
         sys.exit(__doc__)
-    plain = "--plain-loads" in sys.argv
+    plain, b_nk, clamp = ("--plain-loads" in sys.argv, "--b-nk" in sys.argv, "--clamp" in sys.argv)
     try:
         bm, bn, bk, wg, unroll = (int(a) for a in args[:5])
     except ValueError:
@@ -94,6 +102,8 @@ def main():
     emit("%s = OpTypeVector %s 3" % (r("uint3"), r("uint")))
     emit("%s = OpTypePointer Input %s" % (r("ptr_in_uint3"), r("uint3")))
     emit("%s = OpTypeBool" % r("bool"))
+    if b_nk:
+        emit("%s = OpConstantFalse %s" % (r("false"), r("bool")))
     emit("%s = OpTypeFloat 16" % r("half"))
     emit("%s = OpTypeFloat 32" % r("float"))
     emit("%s = OpTypeStruct %s" % (r("pcs"), " ".join([r("uint")] * 6)))
@@ -115,7 +125,9 @@ def main():
     emit("%s = OpConstantComposite %s %s" % (r("zeroA"), r("tA"), r("h0")))
     emit("%s = OpConstantComposite %s %s" % (r("zeroB"), r("tB"), r("h0")))
     emit("%s = OpConstantComposite %s %s" % (r("zeroAcc"), r("tAcc"), r("f0")))
-    raw(OP_TYPE_TENSOR_LAYOUT, "tl", "c2", "c0")  # two dimensions, clamp mode Undefined (in bounds)
+    raw(OP_TYPE_TENSOR_LAYOUT, "tl", "c2", "c%d" % (CLAMP_CONSTANT if clamp else CLAMP_UNDEFINED))  # two dimensions
+    if b_nk:
+        raw(OP_TYPE_TENSOR_VIEW, "tv", "c2", "false", "c1", "c0")  # two dimensions swapped: a transposing view
     emit("%s = OpVariable %s Input" % (r("wgid"), r("ptr_in_uint3")))
     emit("%s = OpVariable %s PushConstant" % (r("pc"), r("ptr_pcs")))
     for buf in ("bufA", "bufB", "bufC"):
@@ -131,7 +143,9 @@ def main():
     for i, name in enumerate(("M", "N", "K", "lda", "ldb", "ldc")):
         emit("%s = OpAccessChain %s %s %s" % (r("p" + name), r("ptr_pc_uint"), r("pc"), r("c%d" % i)))
         emit("%s = OpLoad %s %s" % (r(name), r("uint"), r("p" + name)))
-    for t, rows, cols, stride in (("la", "M", "K", "lda"), ("lb", "K", "N", "ldb")):
+    if b_nk:
+        raw(OP_CREATE_TENSOR_VIEW, "tv", "transpose")
+    for t, rows, cols, stride in (("la", "M", "K", "lda"), ("lb", "N", "K", "ldb") if b_nk else ("lb", "K", "N", "ldb")):
         raw(OP_CREATE_TENSOR_LAYOUT, "tl", t + "0")
         raw(OP_TENSOR_SET_DIMENSION, "tl", t + "1", t + "0", rows, cols)
         raw(OP_TENSOR_SET_STRIDE, "tl", t + "2", t + "1", stride, "c1")
@@ -158,15 +172,21 @@ def main():
             emit("%s = OpIAdd %s %s %s" % (r("oa%d" % u), r("uint"), r("ra%d" % u), r(k)))
             emit("%s = OpAccessChain %s %s %s %s" % (r("qa%d" % u), r("ptr_half"), r("bufA"), r("c0"), r("oa%d" % u)))
             raw(OP_COOPMAT_LOAD_KHR, "tA", "ma%d" % u, "qa%d" % u, "c0", "lda", 0)
-            emit("%s = OpIMul %s %s %s" % (r("rb%d" % u), r("uint"), r(k), r("ldb")))
-            emit("%s = OpIAdd %s %s %s" % (r("ob%d" % u), r("uint"), r("rb%d" % u), r("n0")))
+            row, col = ("n0", k) if b_nk else (k, "n0")
+            emit("%s = OpIMul %s %s %s" % (r("rb%d" % u), r("uint"), r(row), r("ldb")))
+            emit("%s = OpIAdd %s %s %s" % (r("ob%d" % u), r("uint"), r("rb%d" % u), r(col)))
             emit("%s = OpAccessChain %s %s %s %s" % (r("qb%d" % u), r("ptr_half"), r("bufB"), r("c0"), r("ob%d" % u)))
-            raw(OP_COOPMAT_LOAD_KHR, "tB", "mb%d" % u, "qb%d" % u, "c0", "ldb", 0)
+            raw(OP_COOPMAT_LOAD_KHR, "tB", "mb%d" % u, "qb%d" % u, "c1" if b_nk else "c0", "ldb", 0)
         else:
             raw(OP_TENSOR_SLICE, "tl", "sa%d" % u, "la2", "m0", "c%d" % bm, k, "c%d" % bk)
             raw(OP_COOPMAT_LOAD_TENSOR, "tA", "ma%d" % u, "pA", "zeroA", "sa%d" % u, 0, 0)
-            raw(OP_TENSOR_SLICE, "tl", "sb%d" % u, "lb2", k, "c%d" % bk, "n0", "c%d" % bn)
-            raw(OP_COOPMAT_LOAD_TENSOR, "tB", "mb%d" % u, "pB", "zeroB", "sb%d" % u, 0, 0)
+            if b_nk:  # the N x K layout's slice, read transposed into the BK x BN matrix
+                raw(OP_TENSOR_SLICE, "tl", "sb%d" % u, "lb2", "n0", "c%d" % bn, k, "c%d" % bk)
+                raw(OP_COOPMAT_LOAD_TENSOR, "tB", "mb%d" % u, "pB", "zeroB", "sb%d" % u, 0, TENSOR_ADDRESSING_VIEW,
+                    "transpose")
+            else:
+                raw(OP_TENSOR_SLICE, "tl", "sb%d" % u, "lb2", k, "c%d" % bk, "n0", "c%d" % bn)
+                raw(OP_COOPMAT_LOAD_TENSOR, "tB", "mb%d" % u, "pB", "zeroB", "sb%d" % u, 0, 0)
         raw(OP_COOPMAT_MULADD_KHR, "tAcc", "acc%d" % (u + 1), "ma%d" % u, "mb%d" % u, "acc%d" % u)
     emit("OpBranch %s" % r("cont"))
     emit("%s = OpLabel" % r("cont"))
