@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds the workgroup-scope GEMM probe here (Debian 12: glslc, g++, libvulkan-dev) into
-# OUT_DIR (default .gpu-run/cm2): the harness and one kernel per tile in VARIANTS, each
+# Builds the workgroup-scope GEMM probe here (Debian 12: glslc, spirv-tools, g++, libvulkan-dev,
+# libfmt-dev) into OUT_DIR (default .gpu-run/cm2): the harness and one kernel per tile in VARIANTS, each
 # compiled against GL_NV_cooperative_matrix with workgroup scope (the probe translates it to
 # KHR). Then run run_probe.sh on the GPU machine (README.md here).
 set -eu

@@ -206,8 +206,11 @@ def main():
     steps = ["%s = OpConstant %s %d" % (r("kstep%d" % u), r("uint"), u * bk) for u in range(2, unroll + 1)]
     at = next(i for i, line in enumerate(lines) if "OpConstant " in line)
     lines[at:at] = steps
-    asm = subprocess.run(["spirv-as", "--preserve-numeric-ids", "--target-env", "vulkan1.2", "-", "-o", "-"],
-                         input="\n".join(lines).encode(), capture_output=True)
+    try:
+        asm = subprocess.run(["spirv-as", "--preserve-numeric-ids", "--target-env", "vulkan1.2", "-", "-o", "-"],
+                             input="\n".join(lines).encode(), capture_output=True)
+    except FileNotFoundError:
+        sys.exit("gemm_tensor.py: spirv-as not found (Debian: apt install spirv-tools)")
     if asm.returncode:
         sys.exit("spirv-as: " + asm.stderr.decode())
     with open(out_path, "wb") as f:
