@@ -176,7 +176,8 @@ Status saveNpy(const std::string& path, const Tensor& tensor) {
 }
 
 Result<Tensor> loadTensorProto(const std::string& path, std::string* name) {
-    return guardResult<Tensor>([&] { return io::parseTensorProtoBytes(io::readWholeFile(path, "tensor file"), path, name); });
+    return guardResult<Tensor>(
+        [&] { return io::parseTensorProtoBytes(io::readWholeFile(path, "tensor file"), path, name); });
 }
 
 Status saveTensorProto(const std::string& path, const Tensor& tensor, const std::string& name) {

@@ -42,7 +42,9 @@ tensor() {  # prefix, BM,BN,BK,WG,UNROLL, gemm_tensor.py flags
     python3 "$here/gemm_tensor.py" $bm $bn $bk $wg $u "$out/${prefix}_${bm}x${bn}_k${bk}_t${wg}_u${u}.spv" "$@"
 }
 for v in $TENSOR_VARIANTS; do tensor tl "$v"; done
-for v in 128,128,32,256,4 128,256,32,256,4 128,256,64,256,1 128,128,64,256,1 64,64,64,128,1; do tensor tt "$v" --b-nk; done
+for v in 128,128,32,256,4 128,256,32,256,4 128,256,64,256,1 128,128,64,256,1 64,64,64,128,1; do
+    tensor tt "$v" --b-nk
+done
 for v in $CLAMP_VARIANTS; do tensor tc "$v" --b-nk --clamp; done
 for v in 128,128,32,256,1 128,256,64,256,1; do tensor tk "$v" --clamp; done
 # The tensor kernel's module with plain loads: if it fails where wg_ passes, the generator is at

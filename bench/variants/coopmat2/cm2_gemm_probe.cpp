@@ -10,8 +10,8 @@
 //
 // M, N and K must be multiples of BM, BN and the kernel's K slice (the kernel has no bounds
 // checks). --b-nk: B is stored N x K (kernels of gemm_tensor.py --b-nk); a kernel that reads
-// it otherwise fails the check. Prints the median dispatch time of ITERS (default 20) and its TFLOP/s, and exits 1
-// on a wrong output or a Vulkan error naming the call.
+// it otherwise fails the check. Prints the median dispatch time of ITERS (default 20) and its
+// TFLOP/s, and exits 1 on a wrong output or a Vulkan error naming the call.
 // Debian 12's Vulkan headers predate both cooperative-matrix extensions used here, so their
 // structures are declared below from the registry (sType values and layouts as in vulkan_core.h).
 #include <vulkan/vulkan.h>
@@ -417,7 +417,8 @@ int run(int argc, char** argv) {
     for (int s = 0; s < 4096; ++s) {
         uint32_t m = s < 4 ? (s & 1) * (M - 1) : rowOf(rng), n = s < 4 ? (s >> 1) * (N - 1) : colOf(rng);
         double ref = 0;
-        for (uint32_t k = 0; k < K; ++k) ref += double(af[size_t(m) * K + k]) * bf[bNK ? size_t(n) * K + k : size_t(k) * N + n];
+        for (uint32_t k = 0; k < K; ++k)
+            ref += double(af[size_t(m) * K + k]) * bf[bNK ? size_t(n) * K + k : size_t(k) * N + n];
         double got = vkinfer::halfToFloat(c.halves()[size_t(m) * N + n]);
         double err = std::fabs(got - ref);
         if (!(err <= 1e-2 + 2e-3 * std::fabs(ref))) ++bad;  // float16 output rounding is 4.9e-4 |ref|

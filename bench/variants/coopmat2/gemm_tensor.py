@@ -145,7 +145,8 @@ def main():
         emit("%s = OpLoad %s %s" % (r(name), r("uint"), r("p" + name)))
     if b_nk:
         raw(OP_CREATE_TENSOR_VIEW, "tv", "transpose")
-    for t, rows, cols, stride in (("la", "M", "K", "lda"), ("lb", "N", "K", "ldb") if b_nk else ("lb", "K", "N", "ldb")):
+    b_layout = ("lb", "N", "K", "ldb") if b_nk else ("lb", "K", "N", "ldb")
+    for t, rows, cols, stride in (("la", "M", "K", "lda"), b_layout):
         raw(OP_CREATE_TENSOR_LAYOUT, "tl", t + "0")
         raw(OP_TENSOR_SET_DIMENSION, "tl", t + "1", t + "0", rows, cols)
         raw(OP_TENSOR_SET_STRIDE, "tl", t + "2", t + "1", stride, "c1")
