@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 #include "io/mapped_file.h"
 #include "io/onnx_info.h"
 #include "io/onnx_import.h"
+#include "io/whole_file.h"
 #include "ops/registry.h"
 #include "runtime/model_data.h"
 
@@ -68,11 +67,7 @@ ModelBytes readModel(const std::string& path) {
     if (!bytes.file && !why.notRegularFile)
         fail(ErrorCode::NotFound, "cannot open model '{}': {}", path, std::strerror(why.error));
     bytes.file.reset();
-    std::ifstream f(path, std::ios::binary);
-    if (!f) fail(ErrorCode::NotFound, "cannot open model '{}'", path);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    bytes.copy = std::move(ss).str();
+    bytes.copy = io::readWholeFile(path, "model");  // a FIFO or device, or a file that cannot be mapped
     return bytes;
 }
 

@@ -3,6 +3,10 @@
 #include <onnx/onnx_pb.h>
 #include <vkinfer/vkinfer.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <random>
 
 #include "io/io_test_util.h"
@@ -75,6 +79,22 @@ TEST(IoModelLoad, MissingFileIsNotFound) {
     // A folder is not a model either.
     auto d = Model::load(dir.path().string());
     EXPECT_FALSE(d.ok());
+}
+
+// A model that cannot be mapped is read whole: a pipe, as a shell's process substitution
+// (`vkinfer run <(...)`) passes it, a /proc/self/fd path of a pipe whose writer has finished.
+TEST(IoModelLoad, ModelFromAPipeLoads) {
+    const std::string bytes = smallModel().serialize();
+    ASSERT_LT(bytes.size(), 4096u);  // fits the pipe's buffer: the write needs no reader yet
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0) << std::strerror(errno);
+    ASSERT_EQ(write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    close(fds[1]);
+    auto m = Model::load("/proc/self/fd/" + std::to_string(fds[0]));
+    close(fds[0]);
+    ASSERT_TRUE(m.ok()) << m.status().toString();
+    EXPECT_EQ(m->nodeCount(), 2u);
+    EXPECT_EQ(m->outputs().size(), 1u);
 }
 
 TEST(IoModelLoad, EmptyFileIsParseError) {
