@@ -8,8 +8,8 @@ here=$(dirname "$0")
 out=${1:-.gpu-run/cm2}
 mkdir -p "$out"
 root=$here/../../..
-g++ -std=c++20 -O2 -Wall -I"$root/src" -o "$out/cm2_gemm_probe" "$here/cm2_gemm_probe.cpp" "$root/src/vk/coopmat_khr.cpp" \
-    -lfmt -lvulkan
+g++ -std=c++20 -O2 -Wall -I"$root/src" -I"$root/include" -o "$out/cm2_gemm_probe" "$here/cm2_gemm_probe.cpp" \
+    "$root/src/vk/coopmat_khr.cpp" "$root/src/io/whole_file.cpp" "$root/src/core/status.cpp" -lfmt -lvulkan
 glslc --target-env=vulkan1.2 -fshader-stage=comp "$here/gemm_plain.comp" -o "$out/plain.spv"
 # BM BN BK WG UNROLL: K slices of BK, UNROLL of them per loop iteration (K is a multiple of 256)
 # (the driver allows at most 256 invocations for workgroup scope on an H100)

@@ -17,15 +17,14 @@
 #include <vulkan/vulkan.h>
 
 #include "core/half.h"
+#include "io/whole_file.h"
 #include "vk/coopmat_khr.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -254,9 +253,7 @@ struct Buffer {
 };
 
 std::vector<uint32_t> readSpirv(const char* path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(std::string("cannot open ") + path + ": " + std::strerror(errno));
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bytes = vkinfer::io::readWholeFile(path, "kernel file");
     std::vector<uint32_t> words(bytes.size() / 4);
     std::memcpy(words.data(), bytes.data(), words.size() * 4);
     if (bytes.size() < 20 || bytes.size() % 4 || words[0] != 0x07230203u)
