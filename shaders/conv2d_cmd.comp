@@ -21,6 +21,10 @@
 // NCHW with OW a multiple of 8, 8 pixels of a channel; 0: one element at a time (NCHW, NHWC
 // or shuffled: SHUFFLE, a fused DepthToSpace). Element at a time, the index arithmetic and
 // 2-byte stores made the epilogue two thirds of the RGB stem's time.
+// IN_FLOAT32 / OUT_FLOAT32 (a float16 plan's boundary Casts folded in, passes/cast_folding.h):
+// a float32 NCHW input narrowed as it is loaded, with the Cast kernel's rounding
+// (half_bits.glsl), and the float16 result widened as it is stored (exact), so the outputs are
+// those of the Casts bit for bit.
 // Grid: x = column tiles, y = row tiles, z = batch x m-tiles. Defines: FM, FN, NARROW,
 // RESIDUAL, CM_NV / CM_EMULATE.
 #define T_F16
@@ -28,6 +32,7 @@
 #include "types.glsl"
 #include "conv2d_cmd.glsl"  // push constants, specialization constants, constants: shaders/kernels/conv2d_cmd.toml
 #include "conv_store.glsl"
+#include "half_bits.glsl"
 #define CM_UNIT 8u
 #define CM_A(h) cmHalf(As[(h) >> 3], h)
 #define CM_B(h) cmHalf(Bs[(h) >> 3], h)
@@ -56,7 +61,9 @@ const uint WEIGHT_PER = (WEIGHT_DATA + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSi
 
 layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
 layout(std430, binding = 0) writeonly buffer Out8 { uvec4 yq[]; };  // STORE_WORDS != 0
+layout(std430, binding = 0) writeonly buffer Out32 { float y32[]; };  // OUT_FLOAT32
 layout(std430, binding = 1) readonly buffer In { float16_t x[]; };
+layout(std430, binding = 1) readonly buffer In32 { float x32[]; };  // IN_FLOAT32
 layout(std430, binding = 1) readonly buffer In8 { uvec4 xq[]; };  // channels-last input
 layout(std430, binding = 2) readonly buffer Weight { uvec4 wq[]; };  // [chunk][tapStep][Mpad][16 halves]
 layout(std430, binding = 3) readonly buffer Bias { float16_t bias[]; };
@@ -79,8 +86,13 @@ uvec4 inputWord(uint b, int iy, int ix, uint c0) {
     [[unroll]] for (uint h = 0u; h < 4u; ++h) {
         uint c = c0 + 2u * h;
         uint plane = p.H * p.W, at = (b * p.C + c) * plane + uint(iy) * p.W + uint(ix);
-        f16vec2 pair = f16vec2(c < p.C ? x[at] : float16_t(0.0), c + 1u < p.C ? x[at + plane] : float16_t(0.0));
-        v[h] = packFloat2x16(pair);
+        if (IN_FLOAT32 != 0u) {
+            uint lo = c < p.C ? floatToHalfBits(x32[at]) : 0u;
+            v[h] = lo | (c + 1u < p.C ? floatToHalfBits(x32[at + plane]) << 16 : 0u);
+        } else {
+            f16vec2 pair = f16vec2(c < p.C ? x[at] : float16_t(0.0), c + 1u < p.C ? x[at + plane] : float16_t(0.0));
+            v[h] = packFloat2x16(pair);
+        }
     }
     return uvec4(v[0], v[1], v[2], v[3]);
 }
@@ -215,13 +227,16 @@ void main() {
                     if (m < p.M && ox < p.OW && oy < p.OH) {
                         float v = Cs[cs + r * CM_CS_STRIDE + c] + float(bias[m]);
                         uint pix = oy * p.OW + ox;
-                        uint idx = p.outNhwc != 0u ? (b * p.OH * p.OW + pix) * p.M + m
-                                   : SHUFFLE != 0u ? convOutIndex(b, m, oy, ox, p.M, p.OH, p.OW, SHUFFLE)
-                                                   : (b * p.M + m) * p.OH * p.OW + pix;
+                        // The residual where the unshuffled output would be (a shuffle's input).
+                        uint unshuffled = p.outNhwc != 0u ? (b * p.OH * p.OW + pix) * p.M + m
+                                                          : (b * p.M + m) * p.OH * p.OW + pix;
+                        uint idx = SHUFFLE != 0u ? convOutIndex(b, m, oy, ox, p.M, p.OH, p.OW, SHUFFLE) : unshuffled;
 #ifdef RESIDUAL
-                        v += float(res[idx]);
+                        v += float(res[unshuffled]);
 #endif
-                        y[idx] = float16_t(activateAt(v, SLOPE_OF(float(bias[p.M + m]))));
+                        float16_t r = float16_t(activateAt(v, SLOPE_OF(float(bias[p.M + m]))));
+                        if (OUT_FLOAT32 != 0u) y32[idx] = float(r);
+                        else y[idx] = r;
                     }
                 }
             }

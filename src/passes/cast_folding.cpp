@@ -26,9 +26,15 @@ bool readsOnlyAsData(const Node& n, int value) {
     return n.inputs[0] == value && std::count(n.inputs.begin(), n.inputs.end(), value) == 1;
 }
 
+// A Conv whose kernel runs in float16 (its weights are float16).
+bool isFloat16Conv(const Graph& g, const Node& n) {
+    return !n.removed && n.opType == "Conv" && n.inputs.size() >= 2 && n.outputs.size() == 1 && n.inputs[1] >= 0 &&
+           g.values[n.inputs[1]].dtype == DataType::Float16;
+}
+
 }  // namespace
 
-int foldCastsIntoCopies(Graph& g) {
+int foldCasts(Graph& g) {
     g.relinkProducers();
     graph::Readers readers(g);
     int folded = 0;
@@ -39,14 +45,17 @@ int foldCastsIntoCopies(Graph& g) {
         if (in < 0 || out < 0 || g.values[in].constant) continue;
         if (ops::floatConversion(g.values[in].dtype, g.values[out].dtype) == ops::FloatConversion::None) continue;
 
-        // Into the copy that writes its input.
+        // Into the copy or float16 Conv that writes its input.
         const int p = g.values[in].producer;
         const auto inReaders = readers.of(in);
+        const bool soleReader = inReaders.size() == 1 && inReaders[0] == static_cast<int>(i);
         // A copy that converts already (a Cast folded into it before) would then convert
         // twice in one step: float32 -> float16 -> float32 is not a plain copy.
-        if (p >= 0 && movesElements(g, g.nodes[p]) && g.nodes[p].outputs[0] == in && !g.isGraphOutput(in) &&
-            inReaders.size() == 1 && inReaders[0] == static_cast<int>(i) &&
-            g.values[g.nodes[p].inputs[0]].dtype == g.values[in].dtype) {
+        const bool intoCopy =
+            p >= 0 && movesElements(g, g.nodes[p]) && g.values[g.nodes[p].inputs[0]].dtype == g.values[in].dtype;
+        const bool intoConv = p >= 0 && isFloat16Conv(g, g.nodes[p]) && g.values[in].dtype == DataType::Float16 &&
+                              g.values[out].dtype == DataType::Float32;
+        if ((intoCopy || intoConv) && g.nodes[p].outputs[0] == in && !g.isGraphOutput(in) && soleReader) {
             Node& copy = g.nodes[p];
             copy.outputs[0] = out;
             copy.fusedNames.push_back(cast.name);
@@ -57,9 +66,20 @@ int foldCastsIntoCopies(Graph& g) {
             continue;
         }
 
-        // Into every copy that reads its output.
+        // Into every copy that reads its output, or the one Conv.
         const auto outReaders = readers.of(out);
         if (outReaders.empty() || g.isGraphOutput(out)) continue;
+        if (outReaders.size() == 1 && isFloat16Conv(g, g.nodes[outReaders[0]]) &&
+            readsOnlyAsData(g.nodes[outReaders[0]], out) && g.values[in].dtype == DataType::Float32 &&
+            g.values[out].dtype == DataType::Float16) {
+            Node& conv = g.nodes[outReaders[0]];
+            conv.inputs[0] = in;
+            readers.add(in, outReaders[0]);
+            conv.fusedNames.push_back(cast.name);
+            cast.removed = true;
+            ++folded;
+            continue;
+        }
         bool allCopies = std::all_of(outReaders.begin(), outReaders.end(), [&](int r) {
             return movesElements(g, g.nodes[r]) && readsOnlyAsData(g.nodes[r], out) &&
                    g.values[g.nodes[r].outputs[0]].dtype == g.values[out].dtype;

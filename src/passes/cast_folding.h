@@ -1,10 +1,14 @@
-// Casts between float32 and float16 folded into the copy next to them. A Pad, DepthToSpace,
-// SpaceToDepth or element-moving Transpose only moves elements, so it can convert them on the
-// way (the float32 <-> float16 variants of copy_strided.comp and pad.comp) and the Cast's own
-// pass over the tensor (a dispatch, a barrier, a write and a read of it) goes. This is what
+// Casts between float32 and float16 folded into the copy or convolution next to them. A Pad,
+// DepthToSpace, SpaceToDepth or element-moving Transpose only moves elements, so it can convert
+// them on the way (the float32 <-> float16 variants of copy_strided.comp and pad.comp) and the
+// Cast's own pass over the tensor (a dispatch, a barrier, a write and a read of it) goes. This is what
 // float16 precision puts at a graph's boundary: the input's Cast feeding the first layer's
 // Pad, the output's Cast after a final DepthToSpace (the shipped upscaler: both). Exact: the
 // copies convert with the Cast kernel's rounding (shaders/half_bits.glsl), bit for bit.
+// A float16 Conv likewise reads a float32 input or stores a float32 output (the tensor-core
+// direct kernel converts as it loads and stores, with the same rounding; where another kernel
+// takes the conv, the lowering runs the Cast as before, ops/conv/conv.cpp): ESPCN's input
+// and output Casts, which sit next to its first and last convs.
 // Runs after passes::convertToFloat16, before lowering.
 #pragma once
 
@@ -16,8 +20,12 @@ namespace vkinfer::passes {
 //  - its input is written by such a copy that nothing else reads (and is not a graph
 //    output): the copy writes the Cast's output, converting; or
 //  - every reader of its output is such a copy reading it as its data input (and it is not a
-//    graph output): they read the Cast's input, converting.
+//    graph output): they read the Cast's input, converting;
+//  - float16 -> float32: its input is written by a float16 Conv that nothing else reads (and
+//    is not a graph output): the Conv writes the Cast's output;
+//  - float32 -> float16: the one reader of its output is a float16 Conv reading it as its data
+//    input alone (one reader: where the lowering runs the Cast again, it runs it once).
 // Returns the number of Casts removed.
-int foldCastsIntoCopies(graph::Graph& g);
+int foldCasts(graph::Graph& g);
 
 }  // namespace vkinfer::passes

@@ -359,10 +359,10 @@ void fuseActivations(Graph& g) {
     }
 }
 
-// Conv -> DepthToSpace (an upscaler's pixel shuffle), the conv's output read by nothing else
-// and no residual fused (it would be read in the conv's own layout): the conv stores each
-// output where the DepthToSpace would put it (or, where its kernel cannot, lowers to the conv
-// and the copy, ops/conv/conv.cpp). An activation after the DepthToSpace then fuses into the conv,
+// Conv -> DepthToSpace (an upscaler's pixel shuffle), the conv's output read by nothing else:
+// the conv stores each output where the DepthToSpace would put it, reading a fused residual
+// where the conv's own output would be (or, where its kernel cannot, lowers to the conv and
+// the copy, ops/conv/conv.cpp). An activation after the DepthToSpace then fuses into the conv,
 // as activations commute with the permutation.
 void fuseDepthToSpace(Graph& g) {
     g.relinkProducers();
@@ -374,7 +374,7 @@ void fuseDepthToSpace(Graph& g) {
         const std::string mode = d2s.attrString("mode", "DCR");
         if (blocksize <= 0 || (mode != "DCR" && mode != "CRD")) continue;
         Node* conv = soleProducer(g, readers, d2s.inputs[0], static_cast<int>(i), {"Conv"});
-        if (!conv || conv->inputs.size() > 3 || conv->depthToSpace != 0) continue;
+        if (!conv || conv->inputs.size() > 4 || conv->depthToSpace != 0) continue;
         const auto& x = g.values[d2s.inputs[0]];
         if (x.shape.size() != 4 || x.shape[1] % (blocksize * blocksize) != 0) continue;
         conv->depthToSpace = blocksize;
@@ -843,6 +843,10 @@ void runFusions(Graph& g) {
     foldTransposesIntoMatMulOutput(g);
     fuseResidualAddInto(g, [&](const Node& n) { return storesLinearTransposed(g, n); });
     foldViewsIntoConcat(g);
+    // Activations on either side of a DepthToSpace: Conv -> Clip -> DepthToSpace (the
+    // upscaler's head) takes its Clip before the shuffle, Conv -> DepthToSpace -> Sigmoid its
+    // Sigmoid after it.
+    fuseActivations(g);
     fuseDepthToSpace(g);
     fuseActivations(g);
     foldTransposesIntoConvOutput(g);

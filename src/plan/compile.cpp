@@ -238,7 +238,7 @@ CompiledPlan compilePlan(const Graph& model, const InputShapes& shapes, const Pl
     if (options.kernels.fuseAttention) passes::fuseAttention(g);
     if (options.kernels.fusePointwise) passes::fusePointwise(g);
     if (options.precision == Precision::Float16) passes::convertToFloat16(g);
-    if (options.kernels.foldCasts) passes::foldCastsIntoCopies(g);
+    if (options.kernels.foldCasts) passes::foldCasts(g);
     plan.inputCount = static_cast<int>(g.inputs.size());
 
     // Views and in-place Concat. A tensor inside another begins where the device can bind it.

@@ -1,6 +1,7 @@
 // Plan reports: the JSON behind `vkinfer plan --json` and the text listing.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -22,17 +23,33 @@ std::vector<std::string> nodeNames(const CompiledPlan& plan, const ops::Dispatch
     return names;
 }
 
+// A float16 Conv that reads its float32 data input or writes its float32 output itself (a
+// boundary Cast folded into it, passes/cast_folding.h): the dispatch binds that value.
+bool convConvertsItself(const CompiledPlan& plan, const ops::Dispatch& d, const graph::Node& n) {
+    if (n.opType != "Conv" || n.inputs.size() < 2 || plan.graph.values[n.inputs[1]].dtype != DataType::Float16)
+        return false;
+    return std::any_of(d.bindings.begin(), d.bindings.end(), [&](const ops::Binding& b) {
+        const int v = b.ref.value;
+        return (v == n.inputs[0] || v == n.outputs[0]) && plan.graph.values[v].dtype == DataType::Float32;
+    });
+}
+
 std::string opName(const CompiledPlan& plan, const ops::Dispatch& d) {
     if (d.node < 0) return "Copy";
     const auto& n = plan.graph.nodes[d.node];
-    std::string op = n.opType;
+    const std::string_view kernel = kernels::kernelName(d.kernel);
+    // A Cast folded into a node whose kernel could not do it, run by the lowering (ops/conv/conv.cpp).
+    if (kernel.starts_with("cast_") && n.opType != "Cast" && n.opType != "CastLike") return "Cast";
+    // A fused DepthToSpace its conv's kernel could not store, run as a copy (ops/conv/conv.cpp).
+    const bool shuffleCopy = n.opType == "Conv" && n.depthToSpace != 0 && kernel.starts_with("copy_strided");
+    std::string op = shuffleCopy ? "DepthToSpace" : n.opType;
     // A fused pointwise program by the ops it runs: Pointwise(Div+Erf+Add+Mul+Mul).
     if (n.opType == ops::kPointwiseOpType) op = "Pointwise(" + n.attrString("fused_ops", "") + ")";
-    if (n.inputs.size() > 3 && n.opType == "Conv") op += "+Add";
+    if (n.inputs.size() > 3 && n.opType == "Conv" && !shuffleCopy) op += "+Add";
     // A copy a Cast was folded into (passes/cast_folding.h) runs a converting variant.
-    const std::string_view kernel = kernels::kernelName(d.kernel);
-    if (kernel.ends_with("_f32_f16") || kernel.ends_with("_f16_f32")) op += "+Cast";
-    if (n.activation.kind != graph::ActKind::None) op += std::string("+") + graph::actKindName(n.activation.kind);
+    if (kernel.ends_with("_f32_f16") || kernel.ends_with("_f16_f32") || convConvertsItself(plan, d, n)) op += "+Cast";
+    if (n.activation.kind != graph::ActKind::None && !shuffleCopy)
+        op += std::string("+") + graph::actKindName(n.activation.kind);
     return op;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/half.h"
 #include "ops/conv_cases.h"
@@ -269,6 +270,164 @@ TEST(DirectConvRuns, ChannelsLastChainAndShuffledOutput) {
               0)
         << "the shuffle is stored by the conv";
     expectChainMatchesCpu(b, x, "ESPCN in small");
+}
+
+// ESPCN in small (as above) for the boundary Casts of float16 precision: an RGB stem reading
+// the graph's float32 input, a head storing its float32 output through a fused DepthToSpace.
+OnnxBuilder espcnInSmall(const Shape& x) {
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    const std::vector<Layer> ls{{"x", "a", 3, 32, 5}, {"a", "b", 32, 16, 3}, {"b", "c", 16, 12, 3}};
+    for (const Layer& l : ls) {
+        b.initializer(l.out + "w", rnd({l.m, l.c, l.k, l.k}, "espcn" + l.out + "w"));
+        b.initializer(l.out + "b", rnd({l.m}, "espcn" + l.out + "b"));
+        const bool tail = &l == &ls.back();
+        auto& n = b.node("Conv", {l.in, l.out + "w", l.out + "b"}, {tail ? l.out : l.out + "c"}, l.out);
+        attr(n, "pads", std::vector<int64_t>(4, l.k / 2));
+        if (!tail) b.node("Tanh", {l.out + "c"}, {l.out});
+    }
+    attr(b.node("DepthToSpace", {"c"}, {"y"}, "shuffle"), "blocksize", int64_t{2});
+    return b;
+}
+
+DeviceDescription withFoldedCasts(DeviceDescription d, bool fold) {
+    d.kernels.foldCasts = fold;
+    return d;
+}
+
+int64_t castDispatches(const std::vector<std::string>& kernels) {
+    return std::count_if(kernels.begin(), kernels.end(), [](const std::string& k) { return k.rfind("cast_", 0) == 0; });
+}
+
+TEST(DirectConvRuns, BoundaryCastsFoldIntoTheDirectConvs) {
+    const Shape x{1, 3, 6, 40};
+    const InputShapes shapes{{"x", x}};
+    const OnnxBuilder b = espcnInSmall(x);
+    // The stem narrows the float32 input as it loads it; the head widens as it stores: three
+    // dispatches, no Cast (passes/cast_folding.h), emulated and on the tensor cores.
+    EXPECT_EQ(planKernels(b, shapes, withDirect(emulated(), DirectConv::Always)),
+              (std::vector<std::string>{"conv2d_cmd32x64_narrow_emu", "conv2d_cmd16x64_emu", "conv2d_cmd16x64_emu"}));
+    DeviceDescription h200 = withDirect(h200Description(), DirectConv::Always);
+    h200.kernels.smallGridConv = SmallGridConv::Off;  // (the map is too small for the tiles' rule)
+    EXPECT_EQ(planKernels(b, shapes, h200),
+              (std::vector<std::string>{"conv2d_cmd32x64_narrow_nv", "conv2d_cmd16x64_nv", "conv2d_cmd16x64_nv"}));
+    auto report = planReport(b, shapes, withDirect(emulated(), DirectConv::Always));
+    ASSERT_TRUE(report.contains("schedule")) << report.dump();
+    std::vector<std::string> ops;
+    for (const auto& d : report["schedule"]) ops.push_back(d["op"]);
+    EXPECT_EQ(ops, (std::vector<std::string>{"Conv+Cast+Tanh", "Conv+Tanh", "Conv+Cast"}));
+    // Unfolded, the two Casts run on their own.
+    EXPECT_EQ(castDispatches(planKernels(b, shapes, withFoldedCasts(withDirect(emulated(), DirectConv::Always), false))), 2);
+    // Where another kernel takes a conv, the lowering runs the Cast it cannot do (or a
+    // DepthToSpace copy converts, where the kernel does not store the shuffle): the convs of
+    // the unfolded plan, and never more dispatches.
+    for (const DeviceDescription& d : {withDirect(emulated(), DirectConv::Off), DeviceDescription{}}) {
+        const auto folded = planKernels(b, shapes, d), unfolded = planKernels(b, shapes, withFoldedCasts(d, false));
+        EXPECT_EQ(convsOf(folded), convsOf(unfolded));
+        EXPECT_LE(folded.size(), unfolded.size()) << ::testing::PrintToString(folded);
+        EXPECT_GE(castDispatches(folded), 1) << ::testing::PrintToString(folded);
+        auto fallback = planReport(b, shapes, d);
+        ASSERT_TRUE(fallback.contains("schedule")) << fallback.dump();
+        EXPECT_EQ(fallback["schedule"][0]["op"], "Cast") << fallback.dump();
+    }
+}
+
+// Output 0 of `b` at float16 precision with `kernels`, after checking that both sync modes
+// give it bit for bit.
+Tensor runFloat16(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const KernelPolicy& kernels) {
+    auto model = b.build();
+    EXPECT_TRUE(model.ok()) << model.status().toString();
+    if (!model.ok()) return {};
+    Tensor first;
+    for (SyncMode sync : {SyncMode::Minimal, SyncMode::Conservative}) {
+        SessionOptions o;
+        o.precision = Precision::Float16;
+        o.sync = sync;
+        o.kernels = kernels;
+        auto session = Session::create(gpuContext(), *model, o);
+        EXPECT_TRUE(session.ok()) << session.status().toString();
+        if (!session.ok()) return {};
+        auto out = session->run(inputs);
+        EXPECT_TRUE(out.ok()) << out.status().toString();
+        if (!out.ok()) return {};
+        if (sync == SyncMode::Minimal) first = (*out)[0].tensor;
+        else EXPECT_EQ(std::memcmp(first.data(), (*out)[0].tensor.data(), first.byteSize()), 0) << "the sync modes differ";
+    }
+    return first;
+}
+
+TEST(DirectConvRuns, FoldedBoundaryCastsChangeNoBit) {
+    VKINFER_REQUIRE_GPU();
+    const Shape x{1, 3, 6, 40};
+    const OnnxBuilder b = espcnInSmall(x);
+    // An input not exact in float16 (the stem's narrowing must round as the Cast kernel:
+    // nearest even), with ties, a subnormal and overflow among it.
+    Tensor in = iotaTensor(x, -2.3f, 0.00713f);
+    float* v = in.as<float>();
+    v[0] = 1.0f + 1.0f / 2048.0f, v[1] = 1.0f + 3.0f / 2048.0f, v[2] = 3.0e-6f, v[3] = 70000.0f, v[44] = -1e-9f;
+    const std::vector<NamedTensor> inputs{{"x", in}};
+    std::vector<KernelPolicy> policies;
+    KernelPolicy p;
+    p.emulateCooperativeMatrix = true;
+    p.directConv = DirectConv::Always;
+    policies.push_back(p);  // emulated, converting in the direct kernel
+    p.directConv = DirectConv::Off;
+    policies.push_back(p);  // emulated, the Casts run by the lowering
+    const DeviceInfo& dev = gpuContext().device();
+    if (dev.cooperativeMatrix16x16x16 && dev.subgroupSize == 32) {
+        KernelPolicy nv;
+        nv.convTiles = ConvTiles::Small;
+        nv.directConv = DirectConv::Always;
+        policies.push_back(nv);  // the tensor cores
+    }
+    for (const KernelPolicy& folded : policies) {
+        SCOPED_TRACE(folded.emulateCooperativeMatrix ? folded.directConv == DirectConv::Always ? "emulated, direct"
+                                                                                               : "emulated, gathering"
+                                                     : "tensor cores");
+        KernelPolicy unfolded = folded;
+        unfolded.foldCasts = false;
+        const Tensor y = runFloat16(b, inputs, folded), want = runFloat16(b, inputs, unfolded);
+        ASSERT_EQ(y.shape(), (Shape{1, 3, 12, 80}));
+        ASSERT_EQ(y.shape(), want.shape());
+        EXPECT_EQ(std::memcmp(y.data(), want.data(), y.byteSize()), 0) << "folding the Casts changed the output";
+    }
+    // The float32 input and output of the direct kernels against the CPU too.
+    expectChainMatchesCpu(b, x, "ESPCN in small, float32 at both ends");
+}
+
+TEST(DirectConvRuns, ShuffledOutputWithResidual) {
+    // The upscaler's head: a 3x3 over the body plus a skip conv from the input, Clip, then the
+    // pixel shuffle: the head stores the shuffle itself, reading the skip conv's output (NCHW,
+    // though both convs could go channels-last) where its unshuffled output would be.
+    const Shape x{1, 3, 5, 36};
+    OnnxBuilder b;
+    b.input("x", x).output("y");
+    auto conv = [&](const std::string& in, const std::string& out, int64_t c, int64_t m) {
+        // Weights of an eighth (exact in float16): sums of about 1, not 10, whose float16
+        // rounding stays within the tolerance where the head and the skip nearly cancel.
+        Tensor w = rnd({m, c, 3, 3}, "head" + out + "w");
+        for (int64_t i = 0; i < w.elementCount(); ++i) w.as<float>()[i] *= 0.125f;
+        b.initializer(out + "w", w);
+        b.initializer(out + "b", rnd({m}, "head" + out + "b"));
+        attr(b.node("Conv", {in, out + "w", out + "b"}, {out}, out), "pads", std::vector<int64_t>(4, 1));
+    };
+    conv("x", "a", 3, 16);
+    b.node("Tanh", {"a"}, {"t"});
+    conv("t", "h", 16, 12);
+    conv("x", "s", 3, 12);
+    b.node("Add", {"h", "s"}, {"sum"});
+    b.initializer("lo", floatTensor({}, {-0.5f}));
+    b.initializer("hi", floatTensor({}, {0.6f}));
+    b.node("Clip", {"sum", "lo", "hi"}, {"c"});
+    auto& shuffle = b.node("DepthToSpace", {"c"}, {"y"}, "shuffle");
+    attr(shuffle, "blocksize", int64_t{2});
+    attr(shuffle, "mode", std::string("CRD"));
+    const auto kernels = planKernels(b, {{"x", x}}, withDirect(emulated(), DirectConv::Always));
+    // (The input's Cast stays: two convs read it.)
+    EXPECT_EQ(kernels.size(), convsOf(kernels).size() + 1) << "no copy: " << ::testing::PrintToString(kernels);
+    EXPECT_EQ(std::count(kernels.begin(), kernels.end(), "conv2d_cmd16x64_res_emu"), 1)
+        << ::testing::PrintToString(kernels);
+    expectChainMatchesCpu(b, x, "shuffled output with a residual");
 }
 
 TEST(DirectConvRuns, ChannelsLastResidualInWords) {

@@ -95,8 +95,11 @@ void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     const auto& x = ctx.value(n.inputs[0]);
     ConvGeom g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
     requireIndexable(n, std::max(x.elementCount(), ctx.value(n.outputs[0]).elementCount()));
-    // float32, or float16 throughout (weights, bias, residual and output too).
-    const DataType type = floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.input(3), n.outputs[0]});
+    // float32, or float16 throughout (weights, bias, residual and output too), but for a Cast
+    // folded in at a float16 plan's boundary (conv/geometry.h).
+    const std::optional<ConvTypes> types = convTypes(ctx.graph(), n);
+    if (!types) floatKernelType(ctx, n, n.inputs[0], {n.inputs[1], n.input(2), n.input(3), n.outputs[0]});  // throws
+    const DataType type = floatKernelType(ctx, n, n.inputs[1]);
     ConvProblem problem;
     problem.g = g;
     problem.type = type;
@@ -107,6 +110,21 @@ void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     problem.inNhwc = ctx.channelsLast(n.inputs[0]);
     problem.outNhwc = storesChannelsLast(ctx, n);
     const ConvChoice choice = selectConv(problem, ctx.target());
+    // A folded Cast the kernel does not do itself runs as the Cast did, into or from a scratch
+    // tensor of the kernel's type (a shuffled output's below: the DepthToSpace copy converts).
+    if (types->readsFloat32 && !choice.readsFloat32) {
+        graph::Node conv = n;
+        conv.inputs[0] = ctx.addScratch(n.name + "_input_f16", type, x.shape);
+        emitCast(ctx, n, n.inputs[0], conv.inputs[0], DataType::Float32, type);
+        return lowerConvWith(ctx, conv, siblings);
+    }
+    if (types->storesFloat32 && !choice.storesFloat32 && (n.depthToSpace == 0 || choice.storesShuffled)) {
+        graph::Node conv = n;
+        conv.outputs[0] = ctx.addScratch(n.name + "_output_f16", type, ctx.value(n.outputs[0]).shape);
+        lowerConvWith(ctx, conv, siblings);
+        emitCast(ctx, n, conv.outputs[0], n.outputs[0], type, DataType::Float32);
+        return;
+    }
     // A fused DepthToSpace (passes/fusion.cpp) that the kernel does not store itself: the
     // conv writes its own layout to a scratch tensor that a copy then shuffles.
     if (n.depthToSpace != 0 && !choice.storesShuffled) {

@@ -117,8 +117,14 @@ void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     d.setSpec(k::kWeightWords, t.weightWords);
     d.setSpec(k::kKh, u32(g.KH));
     d.setSpec(k::kKw, u32(g.KW));
-    // Whole 16-byte words of output per invocation where they are aligned (conv2d_cmd.comp).
-    d.setSpec(k::kStoreWords, outNhwc && g.M % 8 == 0 ? 1u : !outNhwc && shuffle == 0 && g.OW % 8 == 0 ? 2u : 0u);
+    // A float16 plan's boundary Cast folded in (conv/geometry.h ConvTypes): float32 read or stored.
+    const bool inFloat32 = ctx.value(n.inputs[0]).dtype == DataType::Float32;
+    const bool outFloat32 = ctx.value(n.outputs[0]).dtype == DataType::Float32;
+    d.setSpec(k::kInFloat32, inFloat32 ? 1u : 0u);
+    d.setSpec(k::kOutFloat32, outFloat32 ? 1u : 0u);
+    // Whole 16-byte words of float16 output per invocation where they are aligned (conv2d_cmd.comp).
+    const bool words = !outFloat32 && (outNhwc ? g.M % 8 == 0 : shuffle == 0 && g.OW % 8 == 0);
+    d.setSpec(k::kStoreWords, !words ? 0u : outNhwc ? 1u : 2u);
     d.groups = {ceilDiv(g.OW, t.tw), ceilDiv(g.OH, t.warps), static_cast<uint32_t>(g.N * (Mpad / t.bm))};
     d.setPush(k::Push{u32(g.N), u32(g.C), u32(g.H), u32(g.W), u32(g.M), u32(g.OH), u32(g.OW), u32(Mpad),
                              u32(g.padT), u32(g.padL), u32(t.chunks), u32(t.haloW), inNhwc ? 1u : 0u,

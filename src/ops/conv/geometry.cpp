@@ -94,4 +94,19 @@ Tensor reductionTable(const ConvGeom& g, int64_t rows) {
     return t;
 }
 
+std::optional<ConvTypes> convTypes(const graph::Graph& g, const graph::Node& n) {
+    ConvTypes t;
+    t.kernel = g.values[n.inputs[1]].dtype;
+    for (int v : {n.input(2), n.input(3)})
+        if (v >= 0 && g.values[v].dtype != t.kernel) return std::nullopt;
+    // Same as the kernel's, or float32 around a float16 kernel.
+    auto fits = [&](int v, bool* float32) {
+        const DataType d = g.values[v].dtype;
+        *float32 = d != t.kernel && d == DataType::Float32 && t.kernel == DataType::Float16;
+        return d == t.kernel || *float32;
+    };
+    if (!fits(n.inputs[0], &t.readsFloat32) || !fits(n.outputs[0], &t.storesFloat32)) return std::nullopt;
+    return t;
+}
+
 }  // namespace vkinfer::ops

@@ -3,6 +3,8 @@
 // attributes, and the implicit-GEMM gather table.
 #pragma once
 
+#include <optional>
+
 #include "graph/graph.h"
 #include "vkinfer/tensor.h"
 
@@ -40,6 +42,18 @@ void setConvGeometry(Push& p, const ConvGeom& g) {
     p.KH = u(g.KH), p.KW = u(g.KW), p.SH = u(g.SH), p.SW = u(g.SW);
     p.padH = u(g.padT), p.padW = u(g.padL), p.DH = u(g.DH), p.DW = u(g.DW);
 }
+
+// The element types of a Conv's tensors. The kernel's is its weights': float32, or float16
+// throughout, except at a float16 plan's boundary, where a Cast folded into the conv
+// (passes/cast_folding.h) leaves its data input float32 (to be narrowed as it is loaded) or its
+// output float32 (widened as it is stored). None where the types fit neither (the lowering
+// then fails naming the tensors).
+struct ConvTypes {
+    DataType kernel = DataType::Float32;
+    bool readsFloat32 = false;   // float16 kernel, float32 data input
+    bool storesFloat32 = false;  // float16 kernel, float32 output
+};
+std::optional<ConvTypes> convTypes(const graph::Graph& g, const graph::Node& n);
 
 // A DepthToSpace fused into Conv node `n` as shaders/conv_store.glsl reads it (specialization
 // constant SHUFFLE of conv2d_rt, conv2d_rtd, conv2d_cm and conv2d_cmd): the blocksize, bit 8

@@ -14,18 +14,17 @@ namespace {
 
 // The kernel 2-D Conv node `n` lowers to (conv/select.h, for the NCHW problem: the kernel
 // never depends on the layouts), or none for a node that is not a 2-D conv with tensors of
-// one type.
+// one type (or a float16 conv with a boundary Cast folded in, conv/geometry.h).
 std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n, int index) {
     if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
         return std::nullopt;
     const auto& x = ctx.value(n.inputs[0]);
     if (x.shape.size() != 4) return std::nullopt;
-    const DataType t = x.dtype;
-    for (int v : {n.inputs[1], n.input(2), n.input(3), n.outputs[0]})
-        if (v >= 0 && ctx.value(v).dtype != t) return std::nullopt;
+    const std::optional<ConvTypes> types = convTypes(ctx.graph(), n);
+    if (!types) return std::nullopt;
     ConvProblem p;
     p.g = convGeometry(n, x.shape, ctx.value(n.inputs[1]).shape);
-    p.type = t;
+    p.type = types->kernel;
     p.constantWeights = ctx.value(n.inputs[1]).constant.has_value();
     p.residual = n.input(3) >= 0;
     p.shuffle = depthToSpaceShuffle(n);
@@ -60,8 +59,8 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
         coopmat[i] = kernel && readsChannelsLast(*kernel);
         // (A shuffled output is stored NCHW; one stored through a folded Transpose is [N, H, W, C],
         // already channels-last.)
-        writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.inputs[0]).dtype) && n.depthToSpace == 0 &&
-                        n.outputPerm.empty();
+        writesNhwc[i] = kernel && writesChannelsLast(*kernel, ctx.value(n.outputs[0]).dtype) && n.depthToSpace == 0 &&
+                        n.outputPerm.empty() && ctx.value(n.outputs[0]).dtype == ctx.value(n.inputs[1]).dtype;
         for (int in : n.inputs)
             if (in >= 0) consumers[in].push_back(static_cast<int>(i));
     }
@@ -86,7 +85,9 @@ std::vector<char> chooseChannelsLast(const LowerContext& ctx, const std::vector<
                     const int64_t groups = n.attrInt("group", 1);
                     ok = C % 8 == 0 && (C / groups) % 8 == 0;
                 } else {
-                    ok = k == 3;  // the fused residual; a weight or bias is never an activation here
+                    // The fused residual (a weight or bias is never an activation here), but not
+                    // of a conv that stores a DepthToSpace: it reads the residual NCHW.
+                    ok = k == 3 && n.depthToSpace == 0;
                 }
             }
             if (!ok) break;

@@ -87,10 +87,15 @@ ConvChoice selectConv(const ConvProblem& p, const KernelTarget& t) {
     c.splits = split.first;
     c.kChunk = split.second;
     // The register-tiled and tensor-core kernels store a fused DepthToSpace through
-    // conv_store.glsl (never channels-last: a shuffled output is stored NCHW).
+    // conv_store.glsl (never channels-last: a shuffled output is stored NCHW); with a fused
+    // residual (read unshuffled) only conv2d_cmd.
     const bool shuffles = c.kernel == ConvKernel::RegisterTiled || c.kernel == ConvKernel::RegisterDirect ||
                           c.kernel == ConvKernel::Coopmat || c.kernel == ConvKernel::CoopmatDirect;
-    c.storesShuffled = p.shuffle != 0 && shuffles && !p.outNhwc;
+    c.storesShuffled =
+        p.shuffle != 0 && shuffles && !p.outNhwc && (!p.residual || c.kernel == ConvKernel::CoopmatDirect);
+    // conv2d_cmd converts float32 in NCHW (a float32 tensor is never channels-last).
+    c.readsFloat32 = c.kernel == ConvKernel::CoopmatDirect && !p.inNhwc;
+    c.storesFloat32 = c.kernel == ConvKernel::CoopmatDirect && !p.outNhwc;
     return c;
 }
 
