@@ -21,10 +21,9 @@
 // NCHW with OW a multiple of 8, 8 pixels of a channel; 0: one element at a time (NCHW, NHWC
 // or shuffled: SHUFFLE, a fused DepthToSpace). Element at a time, the index arithmetic and
 // 2-byte stores made the epilogue two thirds of the RGB stem's time.
-// IN_FLOAT32 / OUT_FLOAT32 (a float16 plan's boundary Casts folded in, passes/cast_folding.h):
-// a float32 NCHW input narrowed as it is loaded, with the Cast kernel's rounding
-// (half_bits.glsl), and the float16 result widened as it is stored (exact), so the outputs are
-// those of the Casts bit for bit.
+// OUT_FLOAT32 (a float16 plan's output Cast folded in, passes/cast_folding.h): the float16
+// result widened as it is stored, through its bits (half_bits.glsl), so that the compiler
+// cannot skip the float16 rounding: the outputs are the Cast's bit for bit.
 // Grid: x = column tiles, y = row tiles, z = batch x m-tiles. Defines: FM, FN, NARROW,
 // RESIDUAL, CM_NV / CM_EMULATE.
 #define T_F16
@@ -63,7 +62,6 @@ layout(std430, binding = 0) writeonly buffer Out { float16_t y[]; };
 layout(std430, binding = 0) writeonly buffer Out8 { uvec4 yq[]; };  // STORE_WORDS != 0
 layout(std430, binding = 0) writeonly buffer Out32 { float y32[]; };  // OUT_FLOAT32
 layout(std430, binding = 1) readonly buffer In { float16_t x[]; };
-layout(std430, binding = 1) readonly buffer In32 { float x32[]; };  // IN_FLOAT32
 layout(std430, binding = 1) readonly buffer In8 { uvec4 xq[]; };  // channels-last input
 layout(std430, binding = 2) readonly buffer Weight { uvec4 wq[]; };  // [chunk][tapStep][Mpad][16 halves]
 layout(std430, binding = 3) readonly buffer Bias { float16_t bias[]; };
@@ -86,13 +84,8 @@ uvec4 inputWord(uint b, int iy, int ix, uint c0) {
     [[unroll]] for (uint h = 0u; h < 4u; ++h) {
         uint c = c0 + 2u * h;
         uint plane = p.H * p.W, at = (b * p.C + c) * plane + uint(iy) * p.W + uint(ix);
-        if (IN_FLOAT32 != 0u) {
-            uint lo = c < p.C ? floatToHalfBits(x32[at]) : 0u;
-            v[h] = lo | (c + 1u < p.C ? floatToHalfBits(x32[at + plane]) << 16 : 0u);
-        } else {
-            f16vec2 pair = f16vec2(c < p.C ? x[at] : float16_t(0.0), c + 1u < p.C ? x[at + plane] : float16_t(0.0));
-            v[h] = packFloat2x16(pair);
-        }
+        f16vec2 pair = f16vec2(c < p.C ? x[at] : float16_t(0.0), c + 1u < p.C ? x[at + plane] : float16_t(0.0));
+        v[h] = packFloat2x16(pair);
     }
     return uvec4(v[0], v[1], v[2], v[3]);
 }
@@ -235,7 +228,7 @@ void main() {
                         v += float(res[unshuffled]);
 #endif
                         float16_t r = float16_t(activateAt(v, SLOPE_OF(float(bias[p.M + m]))));
-                        if (OUT_FLOAT32 != 0u) y32[idx] = float(r);
+                        if (OUT_FLOAT32 != 0u) y32[idx] = halfBitsToFloat(packFloat2x16(f16vec2(r, float16_t(0.0))));
                         else y[idx] = r;
                     }
                 }

@@ -66,20 +66,11 @@ int foldCasts(Graph& g) {
             continue;
         }
 
-        // Into every copy that reads its output, or the one Conv.
+        // Into every copy that reads its output. (Not into a conv: conv2d_cmd narrowing a
+        // float32 input as it loads it made ESPCN's stem 0.121 -> 0.184 ms on an H100, more
+        // than the 0.008 ms Cast it saved: docs/BENCHMARKS.md, run 71.)
         const auto outReaders = readers.of(out);
         if (outReaders.empty() || g.isGraphOutput(out)) continue;
-        if (outReaders.size() == 1 && isFloat16Conv(g, g.nodes[outReaders[0]]) &&
-            readsOnlyAsData(g.nodes[outReaders[0]], out) && g.values[in].dtype == DataType::Float32 &&
-            g.values[out].dtype == DataType::Float16) {
-            Node& conv = g.nodes[outReaders[0]];
-            conv.inputs[0] = in;
-            readers.add(in, outReaders[0]);
-            conv.fusedNames.push_back(cast.name);
-            cast.removed = true;
-            ++folded;
-            continue;
-        }
         bool allCopies = std::all_of(outReaders.begin(), outReaders.end(), [&](int r) {
             return movesElements(g, g.nodes[r]) && readsOnlyAsData(g.nodes[r], out) &&
                    g.values[g.nodes[r].outputs[0]].dtype == g.values[out].dtype;

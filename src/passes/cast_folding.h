@@ -5,10 +5,9 @@
 // float16 precision puts at a graph's boundary: the input's Cast feeding the first layer's
 // Pad, the output's Cast after a final DepthToSpace (the shipped upscaler: both). Exact: the
 // copies convert with the Cast kernel's rounding (shaders/half_bits.glsl), bit for bit.
-// A float16 Conv likewise reads a float32 input or stores a float32 output (the tensor-core
-// direct kernel converts as it loads and stores, with the same rounding; where another kernel
-// takes the conv, the lowering runs the Cast as before, ops/conv/conv.cpp): ESPCN's input
-// and output Casts, which sit next to its first and last convs.
+// A float16 Conv likewise stores a float32 output (the tensor-core direct kernel widens its
+// float16 result as it stores it; where another kernel takes the conv, the lowering runs the
+// Cast as before, ops/conv/conv.cpp): ESPCN's output Cast, after its last conv.
 // Runs after passes::convertToFloat16, before lowering.
 #pragma once
 
@@ -20,11 +19,9 @@ namespace vkinfer::passes {
 //  - its input is written by such a copy that nothing else reads (and is not a graph
 //    output): the copy writes the Cast's output, converting; or
 //  - every reader of its output is such a copy reading it as its data input (and it is not a
-//    graph output): they read the Cast's input, converting;
+//    graph output): they read the Cast's input, converting; or
 //  - float16 -> float32: its input is written by a float16 Conv that nothing else reads (and
-//    is not a graph output): the Conv writes the Cast's output;
-//  - float32 -> float16: the one reader of its output is a float16 Conv reading it as its data
-//    input alone (one reader: where the lowering runs the Cast again, it runs it once).
+//    is not a graph output): the Conv writes the Cast's output.
 // Returns the number of Casts removed.
 int foldCasts(graph::Graph& g);
 

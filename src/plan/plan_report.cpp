@@ -23,14 +23,14 @@ std::vector<std::string> nodeNames(const CompiledPlan& plan, const ops::Dispatch
     return names;
 }
 
-// A float16 Conv that reads its float32 data input or writes its float32 output itself (a
-// boundary Cast folded into it, passes/cast_folding.h): the dispatch binds that value.
+// A float16 Conv that writes its float32 output itself (the output's Cast folded into it,
+// passes/cast_folding.h): the dispatch binds that value.
 bool convConvertsItself(const CompiledPlan& plan, const ops::Dispatch& d, const graph::Node& n) {
     if (n.opType != "Conv" || n.inputs.size() < 2 || plan.graph.values[n.inputs[1]].dtype != DataType::Float16)
         return false;
     return std::any_of(d.bindings.begin(), d.bindings.end(), [&](const ops::Binding& b) {
         const int v = b.ref.value;
-        return (v == n.inputs[0] || v == n.outputs[0]) && plan.graph.values[v].dtype == DataType::Float32;
+        return v == n.outputs[0] && plan.graph.values[v].dtype == DataType::Float32;
     });
 }
 
@@ -38,16 +38,19 @@ std::string opName(const CompiledPlan& plan, const ops::Dispatch& d) {
     if (d.node < 0) return "Copy";
     const auto& n = plan.graph.nodes[d.node];
     const std::string_view kernel = kernels::kernelName(d.kernel);
-    // A Cast folded into a node whose kernel could not do it, run by the lowering (ops/conv/conv.cpp).
-    if (kernel.starts_with("cast_") && n.opType != "Cast" && n.opType != "CastLike") return "Cast";
+    // A Cast folded into a conv whose kernel could not do it, run by the lowering (ops/conv/conv.cpp).
+    if (kernel.starts_with("cast_") && n.opType == "Conv") return "Cast";
     // A fused DepthToSpace its conv's kernel could not store, run as a copy (ops/conv/conv.cpp).
     const bool shuffleCopy = n.opType == "Conv" && n.depthToSpace != 0 && kernel.starts_with("copy_strided");
     std::string op = shuffleCopy ? "DepthToSpace" : n.opType;
     // A fused pointwise program by the ops it runs: Pointwise(Div+Erf+Add+Mul+Mul).
     if (n.opType == ops::kPointwiseOpType) op = "Pointwise(" + n.attrString("fused_ops", "") + ")";
     if (n.inputs.size() > 3 && n.opType == "Conv" && !shuffleCopy) op += "+Add";
-    // A copy a Cast was folded into (passes/cast_folding.h) runs a converting variant.
-    if (kernel.ends_with("_f32_f16") || kernel.ends_with("_f16_f32") || convConvertsItself(plan, d, n)) op += "+Cast";
+    // A copy a Cast was folded into (passes/cast_folding.h) runs a converting variant (as
+    // the Cast's own kernel does: that is a Cast, not Cast+Cast).
+    const bool isCast = n.opType == "Cast" || n.opType == "CastLike";
+    if (!isCast && (kernel.ends_with("_f32_f16") || kernel.ends_with("_f16_f32") || convConvertsItself(plan, d, n)))
+        op += "+Cast";
     if (n.activation.kind != graph::ActKind::None && !shuffleCopy)
         op += std::string("+") + graph::actKindName(n.activation.kind);
     return op;

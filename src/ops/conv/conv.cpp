@@ -110,14 +110,8 @@ void lowerConvWith(LowerContext& ctx, const Node& n, int64_t siblings) {
     problem.inNhwc = ctx.channelsLast(n.inputs[0]);
     problem.outNhwc = storesChannelsLast(ctx, n);
     const ConvChoice choice = selectConv(problem, ctx.target());
-    // A folded Cast the kernel does not do itself runs as the Cast did, into or from a scratch
-    // tensor of the kernel's type (a shuffled output's below: the DepthToSpace copy converts).
-    if (types->readsFloat32 && !choice.readsFloat32) {
-        graph::Node conv = n;
-        conv.inputs[0] = ctx.addScratch(n.name + "_input_f16", type, x.shape);
-        emitCast(ctx, n, n.inputs[0], conv.inputs[0], DataType::Float32, type);
-        return lowerConvWith(ctx, conv, siblings);
-    }
+    // A folded Cast the kernel does not do itself runs as the Cast did, from a scratch tensor
+    // of the kernel's type (a shuffled output's below: the DepthToSpace copy converts).
     if (types->storesFloat32 && !choice.storesFloat32 && (n.depthToSpace == 0 || choice.storesShuffled)) {
         graph::Node conv = n;
         conv.outputs[0] = ctx.addScratch(n.name + "_output_f16", type, ctx.value(n.outputs[0]).shape);

@@ -117,10 +117,8 @@ void lowerCoopmatDirectConv(LowerContext& ctx, const Node& n, const ConvGeom& g,
     d.setSpec(k::kWeightWords, t.weightWords);
     d.setSpec(k::kKh, u32(g.KH));
     d.setSpec(k::kKw, u32(g.KW));
-    // A float16 plan's boundary Cast folded in (conv/geometry.h ConvTypes): float32 read or stored.
-    const bool inFloat32 = ctx.value(n.inputs[0]).dtype == DataType::Float32;
+    // A float16 plan's output Cast folded in (conv/geometry.h ConvTypes): float32 stored.
     const bool outFloat32 = ctx.value(n.outputs[0]).dtype == DataType::Float32;
-    d.setSpec(k::kInFloat32, inFloat32 ? 1u : 0u);
     d.setSpec(k::kOutFloat32, outFloat32 ? 1u : 0u);
     // Whole 16-byte words of float16 output per invocation where they are aligned (conv2d_cmd.comp).
     const bool words = !outFloat32 && (outNhwc ? g.M % 8 == 0 : shuffle == 0 && g.OW % 8 == 0);

@@ -97,15 +97,12 @@ Tensor reductionTable(const ConvGeom& g, int64_t rows) {
 std::optional<ConvTypes> convTypes(const graph::Graph& g, const graph::Node& n) {
     ConvTypes t;
     t.kernel = g.values[n.inputs[1]].dtype;
-    for (int v : {n.input(2), n.input(3)})
+    for (int v : {n.inputs[0], n.input(2), n.input(3)})
         if (v >= 0 && g.values[v].dtype != t.kernel) return std::nullopt;
-    // Same as the kernel's, or float32 around a float16 kernel.
-    auto fits = [&](int v, bool* float32) {
-        const DataType d = g.values[v].dtype;
-        *float32 = d != t.kernel && d == DataType::Float32 && t.kernel == DataType::Float16;
-        return d == t.kernel || *float32;
-    };
-    if (!fits(n.inputs[0], &t.readsFloat32) || !fits(n.outputs[0], &t.storesFloat32)) return std::nullopt;
+    // The output: the kernel's type, or float32 out of a float16 kernel.
+    const DataType out = g.values[n.outputs[0]].dtype;
+    t.storesFloat32 = out == DataType::Float32 && t.kernel == DataType::Float16;
+    if (out != t.kernel && !t.storesFloat32) return std::nullopt;
     return t;
 }
 

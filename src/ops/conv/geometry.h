@@ -44,13 +44,11 @@ void setConvGeometry(Push& p, const ConvGeom& g) {
 }
 
 // The element types of a Conv's tensors. The kernel's is its weights': float32, or float16
-// throughout, except at a float16 plan's boundary, where a Cast folded into the conv
-// (passes/cast_folding.h) leaves its data input float32 (to be narrowed as it is loaded) or its
-// output float32 (widened as it is stored). None where the types fit neither (the lowering
-// then fails naming the tensors).
+// throughout, except at a float16 plan's output, where a Cast folded into the conv
+// (passes/cast_folding.h) leaves its output float32 (widened as it is stored). None where the
+// types fit neither (the lowering then fails naming the tensors).
 struct ConvTypes {
     DataType kernel = DataType::Float32;
-    bool readsFloat32 = false;   // float16 kernel, float32 data input
     bool storesFloat32 = false;  // float16 kernel, float32 output
 };
 std::optional<ConvTypes> convTypes(const graph::Graph& g, const graph::Node& n);

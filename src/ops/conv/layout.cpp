@@ -14,7 +14,7 @@ namespace {
 
 // The kernel 2-D Conv node `n` lowers to (conv/select.h, for the NCHW problem: the kernel
 // never depends on the layouts), or none for a node that is not a 2-D conv with tensors of
-// one type (or a float16 conv with a boundary Cast folded in, conv/geometry.h).
+// one type (or a float16 conv with the output's Cast folded in, conv/geometry.h).
 std::optional<ConvKernel> convKernelOf(const LowerContext& ctx, const Node& n, int index) {
     if (n.removed || n.opType != "Conv" || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
         return std::nullopt;

@@ -93,8 +93,7 @@ ConvChoice selectConv(const ConvProblem& p, const KernelTarget& t) {
                           c.kernel == ConvKernel::Coopmat || c.kernel == ConvKernel::CoopmatDirect;
     c.storesShuffled =
         p.shuffle != 0 && shuffles && !p.outNhwc && (!p.residual || c.kernel == ConvKernel::CoopmatDirect);
-    // conv2d_cmd converts float32 in NCHW (a float32 tensor is never channels-last).
-    c.readsFloat32 = c.kernel == ConvKernel::CoopmatDirect && !p.inNhwc;
+    // conv2d_cmd stores float32 NCHW (a float32 tensor is never channels-last).
     c.storesFloat32 = c.kernel == ConvKernel::CoopmatDirect && !p.outNhwc;
     return c;
 }

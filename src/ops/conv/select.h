@@ -54,10 +54,9 @@ struct ConvChoice {
     // The kernel stores a fused DepthToSpace where it goes (shaders/conv_store.glsl); else
     // the conv writes a scratch tensor that a copy shuffles.
     bool storesShuffled = false;
-    // The kernel narrows a float32 data input as it loads it / widens its output to float32 as
-    // it stores it (a float16 kernel with a boundary Cast folded in, conv/geometry.h ConvTypes);
-    // else the lowering runs the Cast.
-    bool readsFloat32 = false, storesFloat32 = false;
+    // The kernel widens its output to float32 as it stores it (a float16 kernel with the
+    // output's Cast folded in, conv/geometry.h ConvTypes); else the lowering runs the Cast.
+    bool storesFloat32 = false;
     // Split-K: the reduction in `splits` slices of `kChunk` indices, summed in order by a
     // second dispatch (deterministic). splits 1: whole.
     int64_t splits = 1, kChunk = 0;
