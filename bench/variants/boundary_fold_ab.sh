@@ -1,7 +1,7 @@
 #!/bin/bash
-# One GPU call for the folds of 0f415cc (a float16 plan's boundary Casts taken by conv2d_cmd; a
-# DepthToSpace stored by a conv with a residual, the shipped upscaler's head): the new op tests
-# and `check` on the device, then ESPCN at 960x540 and the upscaler at 1920x1080, base (A)
+# One GPU call for the folds of 0f415cc and after (a float16 plan's output Cast taken by
+# conv2d_cmd; a DepthToSpace stored by a conv with a residual, the shipped upscaler's head):
+# the new op tests and `check` on the device, then ESPCN at 960x540 and the upscaler at 1920x1080, base (A)
 # against new (B), A B B A, GPU medians of 50, and profiles. Arguments: the two bundles, each a
 # .gpu-bundle packed by `scripts/gpu-bundle.sh build build/tests/op_tests` and
 # `tar cJf X.tar.xz --exclude=.gpu-bundle/layers .gpu-bundle` (base: a build of 1a8ee8c, or of
@@ -19,9 +19,9 @@ el "op tests of the new build on the device"
 LD_LIBRARY_PATH=$N $N/op_tests --gtest_filter='DirectConvRuns.*:CastFolding.*:DirectConvSelection.*:CoopmatDirectConv*' 2>&1 |
     grep -E "FAILED|PASSED|Failure|mismatch" | head -20
 el "checks (both precisions, both sync modes)"
-for P in fp32 fp16; do for S in minimal conservative; do
-    echo "$P $S: $(LD_LIBRARY_PATH=$N $N/vkinfer --precision $P --sync $S check data/espcn_x2 data/upscaler_x2 2>&1 | tail -3 | tr '\n' ' ')"
-done; done
+for P in fp32 fp16; do for S in minimal conservative; do for m in espcn_x2 upscaler_x2; do
+    echo "$P $S $m: $(LD_LIBRARY_PATH=$N $N/vkinfer --precision $P --sync $S check data/$m 2>&1 | tail -2 | tr '\n' ' ')"
+done; done; done
 gpu() {  # bundle, precision, model, shape: the GPU median of 50 and its p90
     LD_LIBRARY_PATH=$1 $1/vkinfer --precision $2 bench $3 --shape $4 --iters 50 2>&1 | awk '/GPU ms/ {print $4, "p90", $8}'
 }
