@@ -1,8 +1,9 @@
 // A DepthToSpace fused into the conv (passes/fusion.cpp, ops::depthToSpaceShuffle): blocksize
 // in the low 8 bits, bit 8 for CRD mode; 0 for none (never with channels-last output or
-// split-K; with a residual only in conv2d_cmd, which reads it unshuffled). A specialization constant, not a push constant: the driver then
-// compiles the unshuffled store without the index arithmetic below, which as a runtime
-// branch in every unrolled store made the register-tiled kernels 13-40% slower on the H200
+// split-K; with a residual only in conv2d_cmd, which reads it unshuffled). A specialization
+// constant, not a push constant: the driver then compiles the unshuffled store without the
+// index arithmetic below, which as a runtime branch in every unrolled store made the
+// register-tiled kernels 13-40% slower on the H200
 // (docs/BENCHMARKS-HISTORY.md, run 24). Each including kernel declares it (SHUFFLE, id 6, in
 // its shaders/kernels/<family>.toml).
 

@@ -1,8 +1,8 @@
 // Casts between float32 and float16 folded into the copy or convolution next to them. A Pad,
 // DepthToSpace, SpaceToDepth or element-moving Transpose only moves elements, so it can convert
 // them on the way (the float32 <-> float16 variants of copy_strided.comp and pad.comp) and the
-// Cast's own pass over the tensor (a dispatch, a barrier, a write and a read of it) goes. This is what
-// float16 precision puts at a graph's boundary: the input's Cast feeding the first layer's
+// Cast's own pass over the tensor (a dispatch, a barrier, a write and a read of it) goes. This
+// is what float16 precision puts at a graph's boundary: the input's Cast feeding the first layer's
 // Pad, the output's Cast after a final DepthToSpace (the shipped upscaler: both). Exact: the
 // copies convert with the Cast kernel's rounding (shaders/half_bits.glsl), bit for bit.
 // A float16 Conv likewise stores a float32 output (the tensor-core direct kernel widens its
