@@ -136,27 +136,9 @@ Tensor awkwardInput() {
 // Runs `b` on the GPU at `precision` in both sync modes; returns output 0 of the minimal run
 // after checking the conservative one equals it bit for bit.
 Tensor runOnGpu(const OnnxBuilder& b, const Tensor& x, Precision precision) {
-    auto model = b.build();
-    EXPECT_TRUE(model.ok()) << model.status().toString();
-    Tensor first;
-    for (SyncMode sync : {SyncMode::Minimal, SyncMode::Conservative}) {
-        SessionOptions so;
-        so.precision = precision;
-        so.sync = sync;
-        auto session = Session::create(gpuContext(), *model, so);
-        EXPECT_TRUE(session.ok()) << session.status().toString();
-        if (!session.ok()) return {};
-        auto out = session->run({{"x", x}});
-        EXPECT_TRUE(out.ok()) << out.status().toString();
-        if (!out.ok()) return {};
-        if (sync == SyncMode::Minimal) {
-            first = (*out)[0].tensor;
-        } else {
-            EXPECT_EQ(std::memcmp(first.data(), (*out)[0].tensor.data(), first.byteSize()), 0)
-                << "the sync modes differ";
-        }
-    }
-    return first;
+    SessionOptions o;
+    o.precision = precision;
+    return runInBothSyncModes(b, {{"x", x}}, o);
 }
 
 // The input as float16 rounds it (core/half.h: round to nearest even, as the Cast kernel).

@@ -341,28 +341,12 @@ TEST(DirectConvRuns, BoundaryCastsFoldIntoTheDirectConvs) {
     EXPECT_EQ(ops, (std::vector<std::string>{"Cast", "Conv", "Cast"}));
 }
 
-// Output 0 of `b` at float16 precision with `kernels`, after checking that both sync modes
-// give it bit for bit.
+// Output 0 of `b` at float16 precision with `kernels` (both sync modes alike).
 Tensor runFloat16(const OnnxBuilder& b, const std::vector<NamedTensor>& inputs, const KernelPolicy& kernels) {
-    auto model = b.build();
-    EXPECT_TRUE(model.ok()) << model.status().toString();
-    if (!model.ok()) return {};
-    Tensor first;
-    for (SyncMode sync : {SyncMode::Minimal, SyncMode::Conservative}) {
-        SessionOptions o;
-        o.precision = Precision::Float16;
-        o.sync = sync;
-        o.kernels = kernels;
-        auto session = Session::create(gpuContext(), *model, o);
-        EXPECT_TRUE(session.ok()) << session.status().toString();
-        if (!session.ok()) return {};
-        auto out = session->run(inputs);
-        EXPECT_TRUE(out.ok()) << out.status().toString();
-        if (!out.ok()) return {};
-        if (sync == SyncMode::Minimal) first = (*out)[0].tensor;
-        else EXPECT_EQ(std::memcmp(first.data(), (*out)[0].tensor.data(), first.byteSize()), 0) << "the sync modes differ";
-    }
-    return first;
+    SessionOptions o;
+    o.precision = Precision::Float16;
+    o.kernels = kernels;
+    return runInBothSyncModes(b, inputs, o);
 }
 
 TEST(DirectConvRuns, FoldedBoundaryCastsChangeNoBit) {

@@ -121,6 +121,29 @@ void expectUnsupported(const OnnxBuilder& builder, const std::vector<NamedTensor
     EXPECT_EQ(summary.status().code(), ErrorCode::Unsupported) << what << ": " << summary.status().toString();
 }
 
+Tensor runInBothSyncModes(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, SessionOptions options) {
+    auto model = builder.build();
+    EXPECT_TRUE(model.ok()) << model.status().toString();
+    if (!model.ok()) return {};
+    Tensor first;
+    for (SyncMode sync : {SyncMode::Minimal, SyncMode::Conservative}) {
+        options.sync = sync;
+        auto session = Session::create(gpuContext(), *model, options);
+        EXPECT_TRUE(session.ok()) << session.status().toString();
+        if (!session.ok()) return {};
+        auto out = session->run(inputs);
+        EXPECT_TRUE(out.ok()) << out.status().toString();
+        if (!out.ok()) return {};
+        if (sync == SyncMode::Minimal) {
+            first = (*out)[0].tensor;
+        } else {
+            EXPECT_EQ(std::memcmp(first.data(), (*out)[0].tensor.data(), first.byteSize()), 0)
+                << "the sync modes differ";
+        }
+    }
+    return first;
+}
+
 Tensor iotaTensor(const std::vector<int64_t>& shape, float start, float step) {
     Tensor t(DataType::Float32, shape);
     for (int64_t i = 0; i < t.elementCount(); ++i) t.as<float>()[i] = start + step * static_cast<float>(i);

@@ -26,6 +26,11 @@ void expectGpuMatchesCpu(const OnnxBuilder& builder, const std::vector<NamedTens
 void expectGpuMatchesCpuWith(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
                              const std::string& what, Tolerance tol, const SessionOptions& options);
 
+// Output 0 of the model run on the GPU with `options` in minimal sync, after expecting the
+// conservative run to give it bit for bit; records a test failure and returns an empty
+// tensor when the model does not build or run.
+Tensor runInBothSyncModes(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs, SessionOptions options);
+
 // The CPU reference outputs (the ops' unfused naive evaluate functions); records a test
 // failure and returns an empty vector when the model does not build or run.
 std::vector<Tensor> cpuReference(const OnnxBuilder& builder, const std::vector<NamedTensor>& inputs,
